@@ -1,0 +1,9 @@
+# codec/: Blosc chunks and stream codecs
+noinst_LIBRARIES += codec/libb2codec.a
+codec_libb2codec_a_CPPFLAGS = $(AM_CPPFLAGS) $(ZSTD_CFLAGS) $(LZ4_CFLAGS) $(ZLIB_CFLAGS)
+codec_libb2codec_a_SOURCES = \
+	codec/chunk.h \
+	codec/blosclz.h \
+	codec/blosclz.c
+# What a program linking the codec needs, in link order.
+CODEC_LIBS = codec/libb2codec.a shuffle/libb2shuffle.a $(ZSTD_LIBS) $(LZ4_LIBS) $(ZLIB_LIBS)

@@ -1,0 +1,166 @@
+/* frame/: the on-disk containers.
+ *
+ * A b2_frame is an open Blosc2 contiguous frame (read and write) or a Bloscpack file
+ * (read only), told apart by content. Everything read from the file is checked against
+ * the file size and the sizes the header declares before use.
+ *
+ * Threads: read calls may run concurrently on one frame; calls that change it (chunk
+ * updates, resize, meta writes, commit, compact) need exclusive access, which the caller
+ * provides (fs/ holds a per-file rwlock).
+ *
+ * Errors: functions return 0 (or a count) on success and a negative code on failure:
+ * a B2E_* code from codec/chunk.h, or a B2F_E* code below, or -errno for system calls.
+ * b2f_strerror() describes any of them. Calls that can fail on a bad file also take an
+ * error text buffer (err, errlen; either may be 0) that receives the specific reason,
+ * e.g. "chunk 3: index offset 91234 past end of file (80000)". No function prints.
+ */
+#ifndef B2FS_FRAME_H
+#define B2FS_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codec/chunk.h"
+
+enum b2f_error {
+    B2F_EFORMAT = -100,   /* not a frame or Bloscpack file / bad magic */
+    B2F_EHEADER = -101,   /* frame header field out of bounds or inconsistent */
+    B2F_EINDEX = -102,    /* chunk index does not decode or points outside the data */
+    B2F_ETRAILER = -103,  /* trailer or vlmetalayers out of bounds */
+    B2F_EMETA = -104,     /* metalayer count, name or length out of bounds */
+    B2F_ECHECKSUM = -105, /* Bloscpack checksum mismatch */
+    B2F_ERDONLY = -106,   /* write to a read-only container (Bloscpack, or opened read only) */
+    B2F_ERANGE = -107,    /* chunk number, offset or size out of range */
+    B2F_ENOTFOUND = -108, /* no metalayer / vlmetalayer of that name */
+    B2F_ETOOBIG = -109,   /* declared sizes beyond what b2fs accepts (refused, nothing allocated) */
+};
+
+const char *b2f_strerror(int code);
+
+enum b2f_kind { B2F_KIND_FRAME = 1, B2F_KIND_BLOSCPACK = 2 };
+enum b2f_mode { B2F_RDONLY = 0, B2F_RDWR = 1 };
+
+/* Parameters of a new frame: the codec parameters of its chunks plus the chunk size. */
+typedef struct b2f_params {
+    b2_cparams cp;
+    int32_t chunksize;      /* decompressed bytes per chunk (the last may be shorter) */
+} b2f_params;
+
+/* Set the defaults of DESIGN.md: zstd, clevel 1, shuffle, typesize 8, chunksize 1 MiB. */
+void b2f_params_default(b2f_params *p);
+
+typedef struct b2f_stat {
+    int kind;               /* enum b2f_kind */
+    int writable;
+    int64_t nbytes;         /* decompressed size of the contents */
+    int64_t cbytes;         /* compressed bytes of all chunks */
+    int64_t file_len;       /* bytes the container occupies in its file */
+    int64_t nchunks;
+    int32_t chunksize;      /* 0 when chunks have variable sizes */
+    int32_t blocksize;      /* from the header; 0 = automatic */
+    int typesize;
+    int codec, clevel;
+    int splitmode;
+    uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
+    int frame_version;      /* frame format version (Bloscpack: its header version) */
+    int nmeta, nvlmeta;
+} b2f_stat;
+
+/* I/O used for every file access, so that tests can inject failures. NULL members (or a
+ * NULL table) mean the plain system calls. */
+typedef struct b2f_io {
+    ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
+    ssize_t (*pwrite)(int fd, const void *buf, size_t len, off_t off);
+    int (*fdatasync)(int fd);
+    int (*ftruncate)(int fd, off_t len);
+} b2f_io;
+
+typedef struct b2_frame b2_frame;
+
+/* Opens the container in fd (the caller keeps owning fd). mode B2F_RDWR on a Bloscpack
+ * file gives B2F_ERDONLY. io may be NULL. */
+int b2f_open(b2_frame **out, int fd, int mode, const b2f_io *io, char *err, size_t errlen);
+/* Writes a new empty frame (with these metalayers; names[i] -> values[i] of lens[i]
+ * bytes; nmeta may be 0) into the empty file fd and commits it. */
+int b2f_create(b2_frame **out, int fd, const b2f_params *p, int nmeta, const char *const *names,
+               const void *const *values, const size_t *lens, const b2f_io *io, char *err,
+               size_t errlen);
+/* Frees everything; does not commit and does not close fd. */
+void b2f_close(b2_frame *f);
+void b2f_stat_get(b2_frame *f, b2f_stat *st);
+
+/* Re-reads the header if the file changed since it was read (another writer committed).
+ * Returns 1 if it changed, 0 if not, < 0 on error. */
+int b2f_refresh(b2_frame *f, char *err, size_t errlen);
+
+/* ---- reading ---- */
+
+/* Decompressed size of chunk n and its byte offset in the contents. */
+int b2f_chunk_span(b2_frame *f, int64_t n, uint64_t *offset, int32_t *nbytes);
+/* Chunk number holding content byte off, or B2F_ERANGE past the end. */
+int64_t b2f_chunk_at(b2_frame *f, uint64_t off);
+/* enum b2_special of chunk n (from the index or the chunk header): lets readers fill
+ * zeros without I/O and SEEK_HOLE report holes. */
+int b2f_chunk_special(b2_frame *f, int64_t n);
+/* Header, bstarts and dictionary of chunk n, loaded once and cached in the frame. */
+int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay);
+/* Decodes blocks [first, first + count) of chunk n into dst, reading only what they need.
+ * Returns bytes written. */
+int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
+                    void *dst, size_t dst_len);
+/* Decodes all of chunk n into dst. Returns its nbytes. */
+int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_len);
+/* Reads len content bytes at off (fewer at the end). Returns the count. */
+ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off);
+/* The stored (compressed) bytes of chunk n, for copying chunks between frames: *out is
+ * malloc'ed. For special chunks it is a 32-byte special chunk. */
+int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes);
+
+/* ---- writing: staged in memory, on disk at b2f_commit ---- */
+
+/* Compresses nbytes of data with the frame's parameters (all-zero data becomes a zero
+ * special chunk) and replaces chunk n, appends it (n == nchunks), or inserts it before
+ * n. Every chunk but the last must hold exactly chunksize bytes. */
+int b2f_update_chunk(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, size_t nbytes);
+int b2f_insert_chunk(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, size_t nbytes);
+/* The same with a chunk the caller already encoded (e.g. on a worker thread). The frame
+ * takes ownership of chunk (malloc'ed) on success. */
+int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes);
+int b2f_delete_chunk(b2_frame *f, int64_t n);
+/* Grows (with zero special chunks, no data) or shrinks the contents to nbytes. */
+int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes);
+/* Parameters for chunks written from now on (a non-empty frame keeps its typesize and
+ * chunksize; only codec, clevel and filters may change). */
+int b2f_set_params(b2_frame *f, const b2f_params *p);
+/* A b2_cctx matching the frame's current parameters (caller frees). */
+b2_cctx *b2f_cctx_new(b2_frame *f);
+
+/* Writes staged changes: new chunks after the existing data, then the index chunk and
+ * trailer, then the header (fdatasync before and after it when durable). At every
+ * moment the file holds a valid frame: the old one or the new one. */
+int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen);
+/* Writes a compacted copy of the committed frame (no dead space, same contents,
+ * metalayers and vlmetalayers) into the empty file out_fd; the caller fsyncs it and
+ * renames it into place, so a crash leaves either file whole. */
+int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* Bytes in the file that no chunk uses any more (what compaction would reclaim). */
+int64_t b2f_dead_bytes(b2_frame *f);
+
+/* ---- metalayers (fixed at creation) and vlmetalayers (any time) ---- */
+
+int b2f_meta_count(b2_frame *f);
+const char *b2f_meta_name(b2_frame *f, int i);
+/* *val points into the frame; valid until the frame changes. */
+int b2f_meta_get(b2_frame *f, const char *name, const uint8_t **val, size_t *len);
+/* Same size only, as C-Blosc2 allows. */
+int b2f_meta_update(b2_frame *f, const char *name, const void *val, size_t len);
+
+int b2f_vlmeta_count(b2_frame *f);
+const char *b2f_vlmeta_name(b2_frame *f, int i);
+/* *val is malloc'ed (the content decompressed). */
+int b2f_vlmeta_get(b2_frame *f, const char *name, uint8_t **val, size_t *len);
+int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len);
+int b2f_vlmeta_delete(b2_frame *f, const char *name);
+
+#endif

@@ -1,0 +1,1 @@
+# fs/: the b2fs program

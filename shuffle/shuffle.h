@@ -1,0 +1,47 @@
+/* shuffle/: the filters Blosc applies to a block before and after the codec.
+ *
+ * Every function works on one block of `len` bytes, exactly as C-Blosc/C-Blosc2 do,
+ * so the bytes match theirs. src and dst never overlap. None of them allocate or print.
+ * The kernels behind b2_shuffle, b2_unshuffle, b2_bitshuffle and b2_bitunshuffle are
+ * chosen once (generic, SSE2 or AVX2, by CPU features, or forced by the environment
+ * variable B2FS_SIMD=generic|sse2|avx2); every choice gives the same bytes.
+ */
+#ifndef B2FS_SHUFFLE_H
+#define B2FS_SHUFFLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Byte shuffle: byte j of item i goes to dst[j * (len / typesize) + i]; the
+ * len % typesize tail bytes are copied unchanged to the end. typesize 1..255. */
+void b2_shuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
+void b2_unshuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
+
+/* Bitshuffle (the bitshuffle library's bit-plane transpose) of the largest whole
+ * multiple of 8 items; the rest is copied unchanged. When `blosc1_layout` is set
+ * (chunk format version 2, what c-blosc 1.x writes) a block whose item count is not a
+ * multiple of 8 is copied unchanged as a whole instead. typesize 1..255. */
+void b2_bitshuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst,
+                   int blosc1_layout);
+void b2_bitunshuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst,
+                     int blosc1_layout);
+
+/* Delta filter. `dref` is the chunk's first block (original bytes on encode, already
+ * decoded bytes on decode) and `offset` is this block's offset in the chunk: block 0
+ * is coded against itself, the others against dref. Decode works in place. */
+void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
+                     const uint8_t *src, uint8_t *dst);
+void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
+                     uint8_t *buf);
+
+/* Truncate precision (lossy, encode only; decoding is the identity): keeps `prec_bits`
+ * mantissa bits of each float32 (typesize 4) or float64 (typesize 8), zeroing the rest;
+ * a negative value removes that many bits instead, as C-Blosc2 reads filters_meta.
+ * Returns 0, or -1 for an unsupported typesize or a bit count out of range. */
+int b2_trunc_prec(int prec_bits, size_t typesize, size_t len, const uint8_t *src,
+                  uint8_t *dst);
+
+/* Name of the kernel set in use: "generic", "sse2" or "avx2". */
+const char *b2_shuffle_impl(void);
+
+#endif

@@ -1,0 +1,2 @@
+/* Placeholder until the portable kernels land. */
+#include "shuffle/shuffle.h"

@@ -1,0 +1,22 @@
+# tests/: one Check program per layer plus shell tests. Each layer's tests are in
+# tests/<layer>.mk so that layers can be worked on independently.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+EXTRA_DIST += tests/lib.sh tests/data
+
+# Shared helpers for the Check programs.
+check_LIBRARIES = tests/libb2test.a
+tests_libb2test_a_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS) -DTU_SRCDIR='"$(abs_top_srcdir)"'
+tests_libb2test_a_SOURCES = tests/testutil.h tests/testutil.c
+TEST_LIBS = tests/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
+
+# Unit test programs (run again under sanitizers by contrib/run-tests).
+UNIT_TESTS =
+print-unit-tests:
+	@echo $(UNIT_TESTS)
+.PHONY: print-unit-tests
+
+include tests/shuffle.mk
+include tests/codec.mk
+include tests/frame.mk
+include tests/fs.mk
