@@ -20,3 +20,4 @@ include tests/shuffle.mk
 include tests/codec.mk
 include tests/frame.mk
 include tests/fs.mk
+include tests/fuzz.mk
