@@ -1,6 +1,8 @@
 # frame/: contiguous frames and Bloscpack files
 noinst_LIBRARIES += frame/libb2frame.a
-frame_libb2frame_a_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS)
+frame_libb2frame_a_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 frame_libb2frame_a_SOURCES = \
-	frame/frame.h
-FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS)
+	frame/frame.h \
+	frame/bloscpack.h \
+	frame/bloscpack.c
+FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)
