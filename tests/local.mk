@@ -21,3 +21,7 @@ include tests/codec.mk
 include tests/frame.mk
 include tests/fs.mk
 include tests/fuzz.mk
+
+# Random operations against a model file (used by the mount tests).
+check_PROGRAMS += tests/b2fsx
+tests_b2fsx_SOURCES = tests/b2fsx.c
