@@ -266,14 +266,14 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
             break;
         uint64_t off = next;
         if (table) {
+            /* Chunks follow each other without gaps: the table must say exactly where. */
             int64_t o = get_i64(table + 8 * n);
-            if (o < 0 || (uint64_t)o < next) {
+            if (o < 0 || (uint64_t)o != next) {
                 rc = fail(B2F_EINDEX, err, errlen,
-                          "chunk %" PRId64 ": offset %" PRId64 " overlaps the %s (which ends at %" PRIu64 ")",
-                          n, o, n ? "previous chunk" : "header and offsets table", next);
+                          "chunk %" PRId64 ": offset %" PRId64 " in the offsets table, but the %s ends at %" PRIu64,
+                          n, o, n ? "previous chunk" : "offsets table", next);
                 goto out;
             }
-            off = (uint64_t)o;
         }
         if (h->nchunks < 0 && (rc = grow(bp, &cap, n + 1)) < 0) {
             rc = fail(rc, err, errlen, "out of memory for %" PRId64 " chunks", n + 1);
@@ -293,14 +293,14 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
     }
     bp->nchunks = n;
     bp->nbytes = (int64_t)content;
-    for (int64_t i = 0; i < n; i++)
-        if ((rc = check_sizes(bp, i, &bp->chunks[i], err, errlen)) < 0)
-            goto out;
     if (next != file_len) {
         rc = fail(B2F_ERANGE, err, errlen, "%" PRIu64 " bytes after the last chunk (which ends at %" PRIu64 ")",
                   file_len - next, next);
         goto out;
     }
+    for (int64_t i = 0; i < n; i++)
+        if ((rc = check_sizes(bp, i, &bp->chunks[i], err, errlen)) < 0)
+            goto out;
     rc = 0;
 out:
     free(table);
