@@ -7,6 +7,11 @@
  * stores it raw). */
 int blosclz_compress(int clevel, const void *src, int srclen, void *dst, int dstcap);
 
+/* The same for the blocks of a chunk whose dont_split flag is set: c-blosc 1.21 tunes
+ * its parse differently there, and this follows it. blosclz_compress is right for
+ * every block of a split chunk (its leftover block too). */
+int blosclz_compress_unsplit(int clevel, const void *src, int srclen, void *dst, int dstcap);
+
 /* Decompresses a whole stream. Returns the number of bytes written (at most dstcap), or
  * a negative value when the stream is malformed; never reads past src + srclen nor
  * writes past dst + dstcap. */

@@ -3,6 +3,13 @@ noinst_LIBRARIES += codec/libb2codec.a
 codec_libb2codec_a_CPPFLAGS = $(AM_CPPFLAGS) $(ZSTD_CFLAGS) $(LZ4_CFLAGS) $(ZLIB_CFLAGS)
 codec_libb2codec_a_SOURCES = \
 	codec/chunk.h \
+	codec/codec_private.h \
+	codec/errors.c \
+	codec/filters_text.c \
+	codec/stream_codecs.c \
+	codec/header.c \
+	codec/pipeline.c \
+	codec/decode.c \
 	codec/blosclz.h \
 	codec/blosclz.c
 # What a program linking the codec needs, in link order.

@@ -1,0 +1,142 @@
+/* BloscLZ stream decoder.
+ *
+ * A stream is a sequence of instructions; the first byte's top three bits are a format
+ * marker and its low five bits always start a literal run.
+ *   byte < 0x20          literal run: the next (byte + 1) bytes are copied as they are
+ *   byte >= 0x20         match: length code L = byte >> 5 (7 means "more length bytes
+ *                        follow, each added, until one is not 255"), distance high
+ *                        bits H = byte & 31, then one distance low byte D.
+ *                        The match copies L + 2 bytes from (H * 256 + D + 1) back;
+ *                        H = 31 and D = 255 instead means two big-endian bytes E
+ *                        follow and the distance is E + 8192.
+ * Every length and distance is checked against what is left of the input and output,
+ * so a hostile stream can only make the call fail. Copies go in wide fixed-size steps
+ * while there is slack in both buffers, byte by byte near their ends.
+ */
+#include "codec/blosclz.h"
+#include "codec/blosclz_format.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Fixed-size moves the compiler turns into single loads and stores. */
+static inline void move8(uint8_t *d, const uint8_t *s) { memcpy(d, s, 8); }
+static inline void move16(uint8_t *d, const uint8_t *s) { memcpy(d, s, 16); }
+static inline void move32(uint8_t *d, const uint8_t *s) { memcpy(d, s, 32); }
+
+/* Copies len bytes from op - dist to op, where the regions may overlap (dist < len
+ * repeats the last dist bytes). With `slack` the caller promises at least len + 32
+ * writable bytes at op, so whole 8/16-byte steps may run past op + len. */
+static inline void copy_match(uint8_t *op, size_t dist, size_t len, int slack)
+{
+    const uint8_t *ref = op - dist;
+    uint8_t *end = op + len;
+
+    if (dist == 1) {
+        memset(op, *ref, len);
+        return;
+    }
+    if (!slack) {
+        while (op < end)
+            *op++ = *ref++;
+        return;
+    }
+    if (dist >= 16) {
+        do {
+            move16(op, ref);
+            op += 16;
+            ref += 16;
+        } while (op < end);
+        return;
+    }
+    if (dist >= 8) {
+        do {
+            move8(op, ref);
+            op += 8;
+            ref += 8;
+        } while (op < end);
+        return;
+    }
+    /* Short period (2..7): lay down 16 bytes one at a time, then the pattern repeats
+     * with a period that is a multiple of dist between 8 and 16, so each 8-byte step
+     * reads only bytes already written and never overlaps its own destination. */
+    for (int i = 0; i < 16; i++)
+        op[i] = ref[i];
+    size_t period = (16 / dist) * dist;
+    op += 16;
+    ref = op - period;
+    while (op < end) {
+        move8(op, ref);
+        op += 8;
+        ref += 8;
+    }
+}
+
+int blosclz_decompress(const void *src, int srclen, void *dst, int dstcap)
+{
+    if (srclen < 0 || dstcap < 0 || (srclen > 0 && !src) || (dstcap > 0 && !dst))
+        return BLZ_ERR_PARAM;
+    if (srclen == 0)
+        return 0;
+
+    const uint8_t *ip = src;
+    const uint8_t *const ip_end = ip + srclen;
+    uint8_t *const obase = dst;
+    uint8_t *op = obase;
+    uint8_t *const op_end = op + dstcap;
+    unsigned ctrl = *ip++ & 31u;
+
+    for (;;) {
+        if (ctrl < 32) {
+            size_t n = ctrl + 1;
+            if ((size_t)(ip_end - ip) < n)
+                return BLZ_ERR_TRUNCATED;
+            if ((size_t)(op_end - op) < n)
+                return BLZ_ERR_OVERFLOW;
+            if (ip_end - ip >= 32 && op_end - op >= 32)
+                move32(op, ip);
+            else
+                memcpy(op, ip, n);
+            op += n;
+            ip += n;
+        } else {
+            size_t len = ctrl >> 5;
+            size_t room = (size_t)(op_end - op);
+            if (len == 7) {
+                unsigned b;
+                do {
+                    if (ip >= ip_end)
+                        return BLZ_ERR_TRUNCATED;
+                    b = *ip++;
+                    len += b;
+                    if (len > room)
+                        return BLZ_ERR_OVERFLOW;
+                } while (b == 255);
+            }
+            len += 2;
+            if (ip >= ip_end)
+                return BLZ_ERR_TRUNCATED;
+            unsigned lo = *ip++;
+            size_t dist;
+            if (lo == 255 && (ctrl & 31u) == 31) {
+                if (ip_end - ip < 2)
+                    return BLZ_ERR_TRUNCATED;
+                dist = ((size_t)ip[0] << 8 | ip[1]) + BLZ_FAR_BASE;
+                ip += 2;
+            } else {
+                dist = ((size_t)(ctrl & 31u) << 8 | lo) + 1;
+            }
+            if (len > room)
+                return BLZ_ERR_OVERFLOW;
+            if (dist > (size_t)(op - obase))
+                return BLZ_ERR_DISTANCE;
+            copy_match(op, dist, len, room >= len + 32);
+            op += len;
+        }
+        if (ip >= ip_end)
+            break;
+        ctrl = *ip++;
+    }
+    return (int)(op - obase);
+}
