@@ -10,7 +10,8 @@ codec_libb2codec_a_SOURCES = \
 	codec/header.c \
 	codec/pipeline.c \
 	codec/decode.c \
-	codec/blosclz.h \
-	codec/blosclz.c
+	codec/blosclz.h
+# BloscLZ (the blosclz engineer's files)
+codec_libb2codec_a_SOURCES += codec/blosclz_format.h codec/blosclz_dec.c codec/blosclz_enc.c
 # What a program linking the codec needs, in link order.
 CODEC_LIBS = codec/libb2codec.a shuffle/libb2shuffle.a $(ZSTD_LIBS) $(LZ4_LIBS) $(ZLIB_LIBS)
