@@ -1,0 +1,119 @@
+/* Private to codec/: byte order helpers, the stream codec table and the block
+ * filter pipeline shared by the decoder and the encoder. */
+#ifndef B2FS_CODEC_PRIVATE_H
+#define B2FS_CODEC_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/chunk.h"
+
+/* Header byte offsets. */
+enum {
+    HDR_VERSION = 0,
+    HDR_VERSIONLZ = 1,
+    HDR_FLAGS = 2,
+    HDR_TYPESIZE = 3,
+    HDR_NBYTES = 4,
+    HDR_BLOCKSIZE = 8,
+    HDR_CBYTES = 12,
+    HDR_FILTERS = 16,
+    HDR_UDCODEC = 22,
+    HDR_COMPCODE_META = 23,
+    HDR_FILTERS_META = 24,
+    HDR_FLAGS2 = 30,     /* C-Blosc2's variable-length-blocks byte ("reserved" here) */
+    HDR_BLOSC2_FLAGS = 31,
+};
+
+/* Header flag bits. */
+enum {
+    FLAG_SHUFFLE = 0x01,
+    FLAG_MEMCPYED = 0x02,
+    FLAG_BITSHUFFLE = 0x04,
+    FLAG_DELTA = 0x08,
+    FLAG_DONT_SPLIT = 0x10,
+    FLAG_EXTENDED = FLAG_SHUFFLE | FLAG_BITSHUFFLE,
+    B2FLAG_DICT = 0x01,
+    B2FLAG_LAZY = 0x08,
+};
+
+/* Format codes in flags bits 5..7. */
+enum {
+    FORMAT_BLOSCLZ = 0,
+    FORMAT_LZ4 = 1,
+    FORMAT_SNAPPY = 2,
+    FORMAT_ZLIB = 3,
+    FORMAT_ZSTD = 4,
+    FORMAT_USER = 6,
+};
+
+/* C-Blosc2's limits. */
+#define B2_MAX_BLOCKSIZE 536866816
+#define B2_MAX_DICT 32768
+#define B2_MIN_BUFFERSIZE 32   /* smaller inputs are stored memcpyed */
+#define B2_MAX_SPLIT_STREAMS 16
+
+static inline int32_t rd32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+static inline void wr32(uint8_t *p, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    p[0] = (uint8_t)u;
+    p[1] = (uint8_t)(u >> 8);
+    p[2] = (uint8_t)(u >> 16);
+    p[3] = (uint8_t)(u >> 24);
+}
+
+/* Per-context codec state: library contexts kept between calls. */
+typedef struct b2_codec_state {
+    void *zstd_c;        /* ZSTD_CCtx */
+    void *zstd_d;        /* ZSTD_DCtx */
+    void *zstd_ddict;    /* ZSTD_DDict for dict_copy */
+    uint8_t *dict_copy;  /* the dictionary zstd_ddict was made from */
+    int32_t dict_copy_len;
+    const uint8_t *dict; /* dictionary of the chunk being decoded, or NULL */
+    int32_t dict_len;
+} b2_codec_state;
+
+/* One stream codec. compress returns the compressed size, 0 when the result would
+ * not fit in cap (the caller stores the stream raw), or a B2E_* code. decompress
+ * returns the number of bytes produced or a B2E_* code; it never writes past cap. */
+typedef struct b2_stream_codec {
+    int id;              /* enum b2_codec */
+    const char *name;
+    int format;          /* code in header flags bits 5..7 */
+    int (*compress)(b2_codec_state *st, int clevel, const uint8_t *src, int32_t len,
+                    uint8_t *dst, int32_t cap);
+    int (*decompress)(b2_codec_state *st, const uint8_t *src, int32_t len, uint8_t *dst,
+                      int32_t cap);
+} b2_stream_codec;
+
+const b2_stream_codec *b2_stream_codec_by_id(int id);
+const b2_stream_codec *b2_stream_codec_by_format(int format);
+/* Makes `dict` (NULL for none) the dictionary used by the next decompress calls. */
+int b2_codec_state_use_dict(b2_codec_state *st, int codec, const uint8_t *dict, int32_t len);
+void b2_codec_state_release(b2_codec_state *st);
+
+/* Filter pipeline on one block (codec/pipeline.c). Checks ids (and, to encode,
+ * parameters): B2E_OK or B2E_FILTER. */
+int b2_pipeline_check(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[B2_MAX_FILTERS],
+                      int typesize, int encode);
+int b2_pipeline_uses_delta(const uint8_t filters[B2_MAX_FILTERS]);
+/* Undoes the filters on one block of len bytes at chunk offset `offset`. `buf` holds the
+ * decoded streams and is overwritten; `spare` is another len-byte buffer. The result
+ * goes to out. dref is the chunk's decoded first block (unused for block 0). */
+int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
+                         uint8_t *spare, const uint8_t *dref, uint8_t *out);
+/* Applies the filters to one block of len bytes at chunk offset `offset` of `chunk`.
+ * Returns the filtered bytes: one of the two scratch buffers, or the input itself when
+ * no filter is set. */
+const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
+                                   const uint8_t meta[B2_MAX_FILTERS], int typesize,
+                                   int blosc1_layout, const uint8_t *chunk, size_t offset,
+                                   size_t len, uint8_t *s1, uint8_t *s2);
+
+#endif

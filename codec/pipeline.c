@@ -1,0 +1,101 @@
+/* The 6-slot filter pipeline on one block: forward when encoding (slot 0 first),
+ * backward when decoding (slot 5 first). The kernels are in shuffle/. */
+#include <string.h>
+
+#include "codec/codec_private.h"
+#include "shuffle/shuffle.h"
+
+int b2_pipeline_check(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[B2_MAX_FILTERS],
+                      int typesize, int encode)
+{
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        if (filters[i] > B2_TRUNC_PREC)
+            return B2E_FILTER;
+        if (encode && filters[i] == B2_TRUNC_PREC) {
+            int bits = (int8_t)meta[i];
+            int mant = typesize == 4 ? 23 : typesize == 8 ? 52 : 0;
+            if (mant == 0 || bits == 0 || bits > mant || -bits >= mant)
+                return B2E_FILTER;
+        }
+    }
+    return B2E_OK;
+}
+
+int b2_pipeline_uses_delta(const uint8_t filters[B2_MAX_FILTERS])
+{
+    return memchr(filters, B2_DELTA, B2_MAX_FILTERS) != NULL;
+}
+
+/* Truncate-precision needs no undoing. */
+static int undone(uint8_t f)
+{
+    return f != B2_NOFILTER && f != B2_TRUNC_PREC;
+}
+
+int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
+                         uint8_t *spare, const uint8_t *dref, uint8_t *out)
+{
+    int left = 0;
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        left += undone(in->filters[i]);
+    uint8_t *cur = buf;
+    for (int i = B2_MAX_FILTERS - 1; i >= 0; i--) {
+        uint8_t f = in->filters[i];
+        if (!undone(f))
+            continue;
+        left--;
+        if (f == B2_DELTA) {
+            /* Block 0 is its own reference; the others use the decoded block 0. */
+            b2_delta_decode(offset == 0 ? cur : dref, offset, len, in->typesize, cur);
+            continue;
+        }
+        uint8_t *dst = left == 0 ? out : (cur == buf ? spare : buf);
+        if (f == B2_SHUFFLE) {
+            size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
+            b2_unshuffle(group, len, cur, dst);
+        } else if (f == B2_BITSHUFFLE) {
+            b2_bitunshuffle(in->typesize, len, cur, dst, in->version <= 2);
+        } else {
+            return B2E_FILTER;
+        }
+        cur = dst;
+    }
+    if (cur != out)
+        memcpy(out, cur, len);
+    return B2E_OK;
+}
+
+const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
+                                   const uint8_t meta[B2_MAX_FILTERS], int typesize,
+                                   int blosc1_layout, const uint8_t *chunk, size_t offset,
+                                   size_t len, uint8_t *s1, uint8_t *s2)
+{
+    const uint8_t *cur = chunk + offset;
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        uint8_t f = filters[i];
+        if (f == B2_NOFILTER)
+            continue;
+        uint8_t *dst = cur == s1 ? s2 : s1;
+        switch (f) {
+        case B2_SHUFFLE:
+            b2_shuffle(meta[i] != 0 ? meta[i] : (size_t)typesize, len, cur, dst);
+            break;
+        case B2_BITSHUFFLE:
+            b2_bitshuffle((size_t)typesize, len, cur, dst, blosc1_layout);
+            break;
+        case B2_DELTA:
+            /* Block 0 is coded against itself as it stands here; the others against
+             * the chunk's original first block. */
+            b2_delta_encode(offset == 0 ? cur : chunk, offset, len, (size_t)typesize, cur, dst);
+            break;
+        case B2_TRUNC_PREC:
+            if (b2_trunc_prec((int8_t)meta[i], (size_t)typesize, len, cur, dst) < 0)
+                return NULL;
+            break;
+        default:
+            return NULL;
+        }
+        cur = dst;
+    }
+    return cur;
+}
