@@ -2,4 +2,9 @@
 noinst_LIBRARIES += shuffle/libb2shuffle.a
 shuffle_libb2shuffle_a_SOURCES = \
 	shuffle/shuffle.h \
-	shuffle/shuffle_generic.c
+	shuffle/kernels.h \
+	shuffle/dispatch.c \
+	shuffle/block.c \
+	shuffle/shuffle_generic.c \
+	shuffle/delta.c \
+	shuffle/trunc_prec.c

@@ -1,2 +1,73 @@
-/* Placeholder until the portable kernels land. */
-#include "shuffle/shuffle.h"
+/* The portable kernel set: plain C, any CPU, any byte order. */
+#include "shuffle/kernels.h"
+
+/* Fixed typesizes get their own loop so the compiler can unroll the inner one. */
+#define B2K_INLINE static inline __attribute__((always_inline))
+
+B2K_INLINE void shuffle_items(size_t ts, size_t n, const uint8_t *src, uint8_t *dst,
+                              size_t stride)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < ts; j++)
+            dst[j * stride + i] = src[i * ts + j];
+}
+
+B2K_INLINE void unshuffle_items(size_t ts, size_t n, const uint8_t *src, size_t stride,
+                                uint8_t *dst)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < ts; j++)
+            dst[i * ts + j] = src[j * stride + i];
+}
+
+void b2k_generic_shuffle(size_t typesize, size_t nitems, const uint8_t *src, uint8_t *dst,
+                         size_t dst_stride)
+{
+    switch (typesize) {
+    case 2: shuffle_items(2, nitems, src, dst, dst_stride); break;
+    case 4: shuffle_items(4, nitems, src, dst, dst_stride); break;
+    case 8: shuffle_items(8, nitems, src, dst, dst_stride); break;
+    case 16: shuffle_items(16, nitems, src, dst, dst_stride); break;
+    default: shuffle_items(typesize, nitems, src, dst, dst_stride); break;
+    }
+}
+
+void b2k_generic_unshuffle(size_t typesize, size_t nitems, const uint8_t *src,
+                           size_t src_stride, uint8_t *dst)
+{
+    switch (typesize) {
+    case 2: unshuffle_items(2, nitems, src, src_stride, dst); break;
+    case 4: unshuffle_items(4, nitems, src, src_stride, dst); break;
+    case 8: unshuffle_items(8, nitems, src, src_stride, dst); break;
+    case 16: unshuffle_items(16, nitems, src, src_stride, dst); break;
+    default: unshuffle_items(typesize, nitems, src, src_stride, dst); break;
+    }
+}
+
+/* Byte r of the word is bit-matrix row r whatever the host byte order. */
+static uint64_t load_rows(const uint8_t *p)
+{
+    uint64_t x = 0;
+    for (unsigned r = 0; r < 8; r++)
+        x |= (uint64_t)p[r] << (8 * r);
+    return x;
+}
+
+static void store_rows(uint8_t *p, uint64_t x)
+{
+    for (unsigned r = 0; r < 8; r++)
+        p[r] = (uint8_t)(x >> (8 * r));
+}
+
+void b2k_generic_bit_transpose(size_t nwords, const uint8_t *src, uint8_t *dst)
+{
+    for (size_t w = 0; w < nwords; w++)
+        store_rows(dst + 8 * w, b2k_transpose8x8(load_rows(src + 8 * w)));
+}
+
+const b2_kernels b2k_generic = {
+    .name = "generic",
+    .shuffle = b2k_generic_shuffle,
+    .unshuffle = b2k_generic_unshuffle,
+    .bit_transpose = b2k_generic_bit_transpose,
+};

@@ -1,0 +1,73 @@
+/* Private to shuffle/ (and its tests): the kernel sets behind the one dispatch point.
+ *
+ * A kernel set supplies three primitives; the block rules (tails, the Blosc1 bitshuffle
+ * layout, tiling) are written once in block.c on top of them, so every set gives the
+ * same bytes by construction of the primitives alone.
+ */
+#ifndef B2FS_SHUFFLE_KERNELS_H
+#define B2FS_SHUFFLE_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Byte j of item i (of nitems) goes to dst[j * dst_stride + i]. */
+typedef void (*b2k_shuffle_fn)(size_t typesize, size_t nitems, const uint8_t *src,
+                               uint8_t *dst, size_t dst_stride);
+/* Inverse: dst[i * typesize + j] = src[j * src_stride + i]. */
+typedef void (*b2k_unshuffle_fn)(size_t typesize, size_t nitems, const uint8_t *src,
+                                 size_t src_stride, uint8_t *dst);
+/* Transposes each 8-byte word as an 8x8 bit matrix: bit c of byte r goes to bit r of
+ * byte c. src may equal dst. */
+typedef void (*b2k_bit_transpose_fn)(size_t nwords, const uint8_t *src, uint8_t *dst);
+
+typedef struct b2_kernels {
+    const char *name;
+    b2k_shuffle_fn shuffle;
+    b2k_unshuffle_fn unshuffle;
+    b2k_bit_transpose_fn bit_transpose;
+} b2_kernels;
+
+extern const b2_kernels b2k_generic;
+
+/* The generic primitives, also used by the SIMD sets for what their vectors leave over. */
+void b2k_generic_shuffle(size_t typesize, size_t nitems, const uint8_t *src, uint8_t *dst,
+                         size_t dst_stride);
+void b2k_generic_unshuffle(size_t typesize, size_t nitems, const uint8_t *src,
+                           size_t src_stride, uint8_t *dst);
+void b2k_generic_bit_transpose(size_t nwords, const uint8_t *src, uint8_t *dst);
+
+/* The set named "generic", "sse2" or "avx2" if it is built in and this CPU runs it,
+ * else NULL. */
+const b2_kernels *b2k_by_name(const char *name);
+/* The set the public functions use (chosen once, thread-safe). */
+const b2_kernels *b2k_active(void);
+
+/* One block through a given set, with the semantics of the public functions of the
+ * same name in shuffle.h. */
+void b2k_shuffle_block(const b2_kernels *k, size_t typesize, size_t len,
+                       const uint8_t *src, uint8_t *dst);
+void b2k_unshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
+                         const uint8_t *src, uint8_t *dst);
+void b2k_bitshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
+                          const uint8_t *src, uint8_t *dst, int blosc1_layout);
+void b2k_bitunshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
+                            const uint8_t *src, uint8_t *dst, int blosc1_layout);
+
+/* 8x8 bit-matrix transpose of one word (byte r = row r, bit c = column c), done as
+ * three exchanges: single bits inside 2x2 blocks, then 2x2 blocks inside 4x4 blocks,
+ * then 4x4 blocks. Each exchange swaps the bits under `mask` with those `shift` above. */
+static inline uint64_t b2k_swap_bits(uint64_t x, uint64_t mask, unsigned shift)
+{
+    uint64_t t = (x ^ (x >> shift)) & mask;
+    return x ^ t ^ (t << shift);
+}
+
+static inline uint64_t b2k_transpose8x8(uint64_t x)
+{
+    x = b2k_swap_bits(x, 0x00AA00AA00AA00AAull, 7);
+    x = b2k_swap_bits(x, 0x0000CCCC0000CCCCull, 14);
+    x = b2k_swap_bits(x, 0x00000000F0F0F0F0ull, 28);
+    return x;
+}
+
+#endif
