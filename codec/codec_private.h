@@ -116,4 +116,8 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
                                    int blosc1_layout, const uint8_t *chunk, size_t offset,
                                    size_t len, uint8_t *s1, uint8_t *s2);
 
+/* Blocksize and split choice (codec/blocksize.c). */
+int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);
+int b2_split_wanted(const b2_cparams *p, int32_t bsize);
+
 #endif

@@ -10,6 +10,8 @@ codec_libb2codec_a_SOURCES = \
 	codec/header.c \
 	codec/pipeline.c \
 	codec/decode.c \
+	codec/blocksize.c \
+	codec/encode.c \
 	codec/blosclz.h
 # BloscLZ (the blosclz engineer's files)
 codec_libb2codec_a_SOURCES += codec/blosclz_format.h codec/blosclz_dec.c codec/blosclz_enc.c

@@ -1,4 +1,10 @@
 # tests of codec/
+check_PROGRAMS += tests/test_codec_fixtures
+TESTS += tests/test_codec_fixtures
+UNIT_TESTS += tests/test_codec_fixtures
+tests_test_codec_fixtures_SOURCES = tests/test_codec_fixtures.c tests/codec_helpers.h
+tests_test_codec_fixtures_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_codec_fixtures_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
 
 # BloscLZ (blosclz engineer)
 check_PROGRAMS += tests/test_blosclz
@@ -7,3 +13,10 @@ UNIT_TESTS += tests/test_blosclz
 tests_test_blosclz_SOURCES = tests/test_blosclz.c tests/blosclz_oracle.h
 tests_test_blosclz_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_blosclz_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
+
+check_PROGRAMS += tests/test_codec_roundtrip
+TESTS += tests/test_codec_roundtrip
+UNIT_TESTS += tests/test_codec_roundtrip
+tests_test_codec_roundtrip_SOURCES = tests/test_codec_roundtrip.c tests/codec_helpers.h
+tests_test_codec_roundtrip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_codec_roundtrip_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
