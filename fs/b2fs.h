@@ -1,0 +1,182 @@
+/* fs/: the b2fs program. Private header shared by the fs/ sources.
+ *
+ * Pieces: options.c (command line), log.c (stderr or syslog), paths.c (mount name ->
+ * backing name, all access relative to one directory fd), node.c (table of open frames,
+ * dirty chunks, commit), bcache.c (decoded block cache + read-ahead worker), io.c (read,
+ * write, truncate, lseek on a node), xattr.c (user.blosc2.*), ops.c (the FUSE callbacks),
+ * main.c. */
+#ifndef B2FS_FS_H
+#define B2FS_FS_H
+
+#define FUSE_USE_VERSION 31
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "frame/frame.h"
+
+/* ---- configuration (options.c) ---- */
+
+typedef struct b2fs_config {
+    const char *backing;      /* as given */
+    int rootfd;               /* O_PATH directory fd of BACKING */
+    b2f_params params;        /* defaults for new files */
+    int nthreads;             /* worker threads (read-ahead, compression) */
+    size_t cache_size;        /* block cache bound, bytes */
+    size_t dirty_limit;       /* dirty bytes per file before it is written out */
+    int ro;
+    int foreground;
+} b2fs_config;
+
+extern b2fs_config b2fs_cfg;
+
+/* Parses argv: takes BACKING and the b2fs options out of args, leaves FUSE's own in it.
+ * Returns 0 to go on, 1 to exit successfully (--help, --version), -1 on a bad option
+ * (the message has been printed). */
+struct fuse_args;
+int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg);
+/* "1M" -> 1048576; returns -1 on a bad text. */
+int64_t b2fs_parse_size(const char *text);
+/* Checks one codec parameter given as text (name: codec, clevel, filters, typesize,
+ * chunksize, blocksize) and stores it into p. sep is the filter separator.
+ * Returns 0 or -1 (and a reason in why). */
+int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
+                   const char **why);
+
+/* ---- logging (log.c) ---- */
+
+void b2fs_log_to_syslog(void);
+void b2fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A frame-layer or codec return code as a negative errno. */
+int b2fs_errno(int code);
+
+/* ---- path mapping (paths.c) ---- */
+
+enum b2fs_kind { B2FS_NONE = 0, B2FS_PLAIN, B2FS_FRAME, B2FS_BLP };
+
+/* Where a mount path lives in BACKING. dirfd is an O_PATH fd of the parent directory
+ * (owned: loc_done closes it); name is the backing entry name in it. */
+typedef struct b2fs_loc {
+    int dirfd;
+    int kind;               /* B2FS_NONE when nothing visible has that name */
+    char name[300];
+    char mname[256];        /* the last component as the mount shows it */
+    struct stat st;         /* backing stat (valid unless kind == B2FS_NONE) */
+} b2fs_loc;
+
+/* Resolves path ("/a/b"). Returns 0 (also when the last component does not exist:
+ * kind NONE, dirfd valid) or -errno (parent missing, not a directory, a symlink on the
+ * way, name too long). */
+int loc_resolve(const char *path, b2fs_loc *loc);
+void loc_done(b2fs_loc *loc);
+/* Kind of a backing name by suffix, and the length of the shown name. */
+int name_kind(const char *name, size_t *shown_len);
+/* Builds backing name mname + suffix of kind (frames get ".b2frame"). */
+int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix);
+const char *kind_suffix(const char *backing_name);
+/* True for the temporary names b2fs uses while creating a file. */
+int name_is_temp(const char *name);
+/* Opens a backing dir for reading entries (O_RDONLY, never through a symlink). */
+int loc_open_dir(const char *path);
+/* Lists the names the mount shows in the directory open as dfd (consumes dfd).
+ * Calls fill for each; returns 0 or -errno. */
+int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx);
+
+/* ---- nodes: one per open frame file (node.c) ---- */
+
+typedef struct b2fs_dirty {
+    int64_t n;              /* chunk number */
+    uint8_t *img;           /* chunksize bytes */
+} b2fs_dirty;
+
+typedef struct b2fs_node {
+    dev_t dev;
+    ino_t ino;
+    uint64_t gen;           /* changes whenever the contents change (block cache key) */
+    int refs;
+    struct b2fs_node *next, *lru_prev, *lru_next;
+    int fd;
+    int kind;               /* B2FS_FRAME or B2FS_BLP */
+    int writable;
+    b2_frame *frame;        /* NULL when the file did not open (broken) */
+    char broken[200];       /* why it did not open */
+    char *path;             /* backing path, for logs */
+    pthread_rwlock_t lock;  /* read: reads; write: anything that changes the node */
+    pthread_mutex_t ra_lock;
+    uint64_t size;          /* contents size, including dirty data */
+    uint64_t fnbytes;       /* size of the frame as staged in the frame layer */
+    int32_t chunksize;
+    b2fs_dirty *dirty;
+    int ndirty, cap_dirty;
+    size_t staged;          /* bytes handed to the frame since the last commit */
+    int changed;            /* staged changes not committed */
+    int cached_ok;          /* kernel page cache may be kept at next open */
+    b2_cctx *cctx;
+    struct timespec mtime;  /* backing mtime when last seen */
+    off_t bsize;            /* backing size when last seen */
+    uint64_t ra_next;       /* offset a sequential reader asks for next */
+    int64_t ra_done;        /* last chunk queued for read-ahead */
+    int64_t bad_logged;     /* last damaged chunk logged (one line per chunk) */
+} b2fs_node;
+
+/* Finds or opens the node of a backing frame file (loc->kind FRAME or BLP). */
+int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out);
+void node_ref(b2fs_node *n);
+/* Registers a new frame file just created (fd and frame are taken over). */
+int node_adopt(int fd, b2_frame *f, const char *path, b2fs_node **out);
+void node_put(b2fs_node *n);
+/* Writes out dirty chunks and commits (caller holds the write lock). */
+int node_commit(b2fs_node *n, int durable);
+/* Commits every node (at unmount). */
+void node_commit_all(void);
+/* Looks a node up by inode without opening it (NULL if not open). Takes a reference. */
+b2fs_node *node_find(dev_t dev, ino_t ino);
+/* Stat of a node: backing attributes, contents size. Caller holds a lock. */
+void node_fill_stat(b2fs_node *n, struct stat *st);
+/* Makes sure the node matches the backing file (another writer committed). Caller
+ * holds the write lock. */
+void node_refresh(b2fs_node *n);
+void node_new_gen(b2fs_node *n);
+void node_set_path(b2fs_node *n, const char *path);
+
+/* ---- io on a node (io.c); callers hold the node lock as noted ---- */
+
+/* read lock */
+ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off);
+/* write lock */
+ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off);
+int node_truncate(b2fs_node *n, uint64_t size);
+/* write lock: writes out dirty chunks to the frame layer (no commit) */
+int node_flush_dirty(b2fs_node *n);
+/* read lock: SEEK_DATA / SEEK_HOLE */
+off_t node_seek(b2fs_node *n, off_t off, int whence);
+/* fills [off, off + len) of chunk c of the frame into dst through the block cache */
+int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst);
+
+/* ---- block cache and read-ahead (bcache.c) ---- */
+
+void bcache_init(size_t bytes, int nworkers);
+void bcache_shutdown(void);
+/* Copies block `block` of chunk c of node generation gen into dst if cached. */
+int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
+void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len);
+/* Queues decoding chunk c of node n ahead of a sequential reader. */
+void bcache_readahead(b2fs_node *n, int64_t c);
+/* A decode context for this thread. */
+b2_dctx *thread_dctx(void);
+
+/* ---- xattrs (xattr.c) ---- */
+
+int b2fs_getxattr(const char *path, const char *name, char *value, size_t size);
+int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size,
+                  int flags);
+int b2fs_listxattr(const char *path, char *list, size_t size);
+int b2fs_removexattr(const char *path, const char *name);
+/* Parameters for a new file created in the directory of path (mount defaults with the
+ * directory defaults of every ancestor applied). */
+void b2fs_params_for_new(const char *path, b2f_params *p);
+
+#endif

@@ -1,0 +1,235 @@
+/* Decoded blocks shared by all open files, bounded by -o cache_size (LRU), and the
+ * read-ahead workers that fill it for sequential readers. A key is (node generation,
+ * chunk, block): when a node's contents change it gets a new generation and its old
+ * blocks simply age out. */
+#include "fs/b2fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 8192
+
+typedef struct entry {
+    uint64_t gen;
+    int64_t chunk;
+    int32_t block;
+    size_t len;
+    struct entry *hnext, *prev, *next;
+    uint8_t data[];
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *table[NBUCKETS];
+static entry *head, *tail; /* most recent first */
+static size_t used, limit;
+
+static size_t hash(uint64_t gen, int64_t c, int32_t b)
+{
+    uint64_t h = gen * 0x9E3779B97F4A7C15ull ^ (uint64_t)c * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)b;
+    return (size_t)(h ^ (h >> 29)) % NBUCKETS;
+}
+
+static void lru_unlink(entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        tail = e->prev;
+}
+
+static void lru_front(entry *e)
+{
+    e->prev = NULL;
+    e->next = head;
+    if (head)
+        head->prev = e;
+    head = e;
+    if (!tail)
+        tail = e;
+}
+
+static entry **find_slot(uint64_t gen, int64_t c, int32_t b)
+{
+    entry **pp = &table[hash(gen, c, b)];
+    while (*pp && !((*pp)->gen == gen && (*pp)->chunk == c && (*pp)->block == b))
+        pp = &(*pp)->hnext;
+    return pp;
+}
+
+int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len)
+{
+    int hit = 0;
+    pthread_mutex_lock(&lock);
+    entry *e = *find_slot(gen, c, block);
+    if (e && off + len <= e->len) {
+        memcpy(dst, e->data + off, len);
+        lru_unlink(e);
+        lru_front(e);
+        hit = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return hit;
+}
+
+static void evict_locked(void)
+{
+    entry *e = tail;
+    lru_unlink(e);
+    entry **pp = find_slot(e->gen, e->chunk, e->block);
+    *pp = e->hnext;
+    used -= e->len;
+    free(e);
+}
+
+void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len)
+{
+    if (len > limit)
+        return;
+    entry *e = malloc(sizeof *e + len);
+    if (!e)
+        return;
+    e->gen = gen;
+    e->chunk = c;
+    e->block = block;
+    e->len = len;
+    memcpy(e->data, src, len);
+    pthread_mutex_lock(&lock);
+    entry **pp = find_slot(gen, c, block);
+    if (*pp) {
+        pthread_mutex_unlock(&lock);
+        free(e);
+        return;
+    }
+    while (used + len > limit && tail)
+        evict_locked();
+    e->hnext = NULL;
+    *pp = e;
+    lru_front(e);
+    used += len;
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- per-thread decode context ---- */
+
+static pthread_key_t dctx_key;
+static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+
+static void dctx_free(void *p)
+{
+    b2_dctx_free(p);
+}
+
+static void dctx_key_make(void)
+{
+    pthread_key_create(&dctx_key, dctx_free);
+}
+
+b2_dctx *thread_dctx(void)
+{
+    pthread_once(&dctx_once, dctx_key_make);
+    b2_dctx *c = pthread_getspecific(dctx_key);
+    if (!c) {
+        c = b2_dctx_new();
+        pthread_setspecific(dctx_key, c);
+    }
+    return c;
+}
+
+/* ---- read-ahead workers ---- */
+
+#define QLEN 16
+
+static struct job {
+    b2fs_node *n;
+    int64_t chunk;
+} queue[QLEN];
+static int qhead, qcount, stopping, nworkers_run;
+static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
+static pthread_t workers[64];
+
+static void run_job(struct job *j)
+{
+    b2fs_node *n = j->n;
+    pthread_rwlock_rdlock(&n->lock);
+    uint64_t cs = (uint64_t)n->chunksize;
+    if (n->frame && cs && (uint64_t)j->chunk * cs < n->fnbytes) {
+        uint64_t start = (uint64_t)j->chunk * cs;
+        uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
+        uint8_t *tmp = malloc(len);
+        /* node_read_chunk_part decodes through the cache and leaves the blocks there */
+        if (tmp)
+            node_read_chunk_part(n, j->chunk, 0, (uint32_t)len, tmp);
+        free(tmp);
+    }
+    pthread_rwlock_unlock(&n->lock);
+    node_put(n);
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&qlock);
+    for (;;) {
+        while (!qcount && !stopping)
+            pthread_cond_wait(&qcond, &qlock);
+        if (stopping)
+            break;
+        struct job j = queue[qhead];
+        qhead = (qhead + 1) % QLEN;
+        qcount--;
+        pthread_mutex_unlock(&qlock);
+        run_job(&j);
+        pthread_mutex_lock(&qlock);
+    }
+    pthread_mutex_unlock(&qlock);
+    return NULL;
+}
+
+void bcache_readahead(b2fs_node *n, int64_t c)
+{
+    if (!nworkers_run)
+        return;
+    pthread_mutex_lock(&qlock);
+    if (qcount < QLEN && !stopping) {
+        node_ref(n);
+        queue[(qhead + qcount) % QLEN] = (struct job){n, c};
+        qcount++;
+        pthread_cond_signal(&qcond);
+    }
+    pthread_mutex_unlock(&qlock);
+}
+
+void bcache_init(size_t bytes, int nworkers)
+{
+    limit = bytes;
+    if (nworkers > 64)
+        nworkers = 64;
+    for (int i = 0; i < nworkers; i++)
+        if (pthread_create(&workers[nworkers_run], NULL, worker_main, NULL) == 0)
+            nworkers_run++;
+}
+
+void bcache_shutdown(void)
+{
+    pthread_mutex_lock(&qlock);
+    stopping = 1;
+    pthread_cond_broadcast(&qcond);
+    pthread_mutex_unlock(&qlock);
+    for (int i = 0; i < nworkers_run; i++)
+        pthread_join(workers[i], NULL);
+    nworkers_run = 0;
+    while (qcount) {
+        node_put(queue[qhead].n);
+        qhead = (qhead + 1) % QLEN;
+        qcount--;
+    }
+    pthread_mutex_lock(&lock);
+    while (tail)
+        evict_locked();
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,28 @@
+/* b2fs [options] BACKING MOUNTPOINT */
+#include "fs/ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int main(int argc, char *argv[])
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    int r = b2fs_options_parse(&args, &b2fs_cfg);
+    if (r) {
+        fuse_opt_free_args(&args);
+        return r > 0 ? 0 : 1;
+    }
+    /* the modes FUSE passes have the caller's umask applied already */
+    umask(0);
+    fuse_opt_add_arg(&args, "-osubtype=b2fs");
+    if (!strchr(b2fs_cfg.backing, ',') && strlen(b2fs_cfg.backing) < 4000) {
+        char opt[4100];
+        snprintf(opt, sizeof opt, "-ofsname=%s", b2fs_cfg.backing);
+        fuse_opt_add_arg(&args, opt);
+    }
+    r = fuse_main(args.argc, args.argv, &b2fs_ops, NULL);
+    fuse_opt_free_args(&args);
+    return r;
+}

@@ -1,0 +1,342 @@
+/* The table of open frame files, keyed by backing inode so that renames and hard links
+ * need no bookkeeping. Unused nodes stay open (idle, LRU) for a while so that `ls -l`
+ * and repeated opens do not parse the frame again. */
+#include "fs/b2fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define NBUCKETS 1024
+#define MAX_IDLE 128
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static b2fs_node *buckets[NBUCKETS];
+static b2fs_node *idle_head, *idle_tail; /* most recent first */
+static int nidle;
+static uint64_t next_gen = 1;
+
+static size_t bucket_of(dev_t dev, ino_t ino)
+{
+    return (size_t)((ino * 0x9E3779B97F4A7C15ull) ^ dev) % NBUCKETS;
+}
+
+void node_new_gen(b2fs_node *n)
+{
+    n->gen = __atomic_fetch_add(&next_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void idle_unlink(b2fs_node *n)
+{
+    if (n->lru_prev)
+        n->lru_prev->lru_next = n->lru_next;
+    else
+        idle_head = n->lru_next;
+    if (n->lru_next)
+        n->lru_next->lru_prev = n->lru_prev;
+    else
+        idle_tail = n->lru_prev;
+    n->lru_prev = n->lru_next = NULL;
+    nidle--;
+}
+
+static void idle_push(b2fs_node *n)
+{
+    n->lru_prev = NULL;
+    n->lru_next = idle_head;
+    if (idle_head)
+        idle_head->lru_prev = n;
+    idle_head = n;
+    if (!idle_tail)
+        idle_tail = n;
+    nidle++;
+}
+
+static void stamp(b2fs_node *n)
+{
+    struct stat st;
+    if (fstat(n->fd, &st) == 0) {
+        n->mtime = st.st_mtim;
+        n->bsize = st.st_size;
+    }
+}
+
+static void load_sizes(b2fs_node *n)
+{
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    n->size = n->fnbytes = (uint64_t)fs.nbytes;
+    n->chunksize = fs.chunksize;
+    n->writable = fs.writable && fs.kind == B2F_KIND_FRAME;
+}
+
+static void node_open_frame(b2fs_node *n)
+{
+    char err[160] = "";
+    int r = b2f_open(&n->frame, n->fd, n->writable ? B2F_RDWR : B2F_RDONLY, NULL, err, sizeof err);
+    if (r < 0) {
+        n->frame = NULL;
+        snprintf(n->broken, sizeof n->broken, "%s%s%s", b2f_strerror(r), err[0] ? ": " : "", err);
+        b2fs_log(LOG_ERR, "%s: does not open: %s", n->path, n->broken);
+        struct stat st;
+        n->size = fstat(n->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        n->writable = 0;
+        return;
+    }
+    n->broken[0] = 0;
+    load_sizes(n);
+    n->cctx = n->writable ? b2f_cctx_new(n->frame) : NULL;
+}
+
+void node_set_path(b2fs_node *n, const char *path)
+{
+    char *p = strdup(path);
+    if (p) {
+        free(n->path);
+        n->path = p;
+    }
+}
+
+static b2fs_node *node_alloc(int fd, const char *path)
+{
+    b2fs_node *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->fd = fd;
+    n->path = strdup(path ? path : "?");
+    pthread_rwlock_init(&n->lock, NULL);
+    pthread_mutex_init(&n->ra_lock, NULL);
+    n->ra_done = -1;
+    n->bad_logged = -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        n->dev = st.st_dev;
+        n->ino = st.st_ino;
+    }
+    node_new_gen(n);
+    return n;
+}
+
+static void node_free(b2fs_node *n)
+{
+    for (int i = 0; i < n->ndirty; i++)
+        free(n->dirty[i].img);
+    free(n->dirty);
+    if (n->cctx)
+        b2_cctx_free(n->cctx);
+    if (n->frame)
+        b2f_close(n->frame);
+    close(n->fd);
+    free(n->path);
+    pthread_rwlock_destroy(&n->lock);
+    pthread_mutex_destroy(&n->ra_lock);
+    free(n);
+}
+
+/* Inserts n unless a node for the same inode got there first (then returns that one,
+ * referenced, and frees n). Called with table_lock held. */
+static b2fs_node *insert_locked(b2fs_node *n)
+{
+    size_t b = bucket_of(n->dev, n->ino);
+    for (b2fs_node *o = buckets[b]; o; o = o->next) {
+        if (o->dev == n->dev && o->ino == n->ino) {
+            if (o->refs++ == 0)
+                idle_unlink(o);
+            node_free(n);
+            return o;
+        }
+    }
+    n->refs = 1;
+    n->next = buckets[b];
+    buckets[b] = n;
+    return n;
+}
+
+static b2fs_node *find_locked(dev_t dev, ino_t ino)
+{
+    for (b2fs_node *o = buckets[bucket_of(dev, ino)]; o; o = o->next)
+        if (o->dev == dev && o->ino == ino)
+            return o;
+    return NULL;
+}
+
+b2fs_node *node_find(dev_t dev, ino_t ino)
+{
+    pthread_mutex_lock(&table_lock);
+    b2fs_node *n = find_locked(dev, ino);
+    if (n && n->refs++ == 0)
+        idle_unlink(n);
+    pthread_mutex_unlock(&table_lock);
+    return n;
+}
+
+void node_ref(b2fs_node *n)
+{
+    pthread_mutex_lock(&table_lock);
+    n->refs++;
+    pthread_mutex_unlock(&table_lock);
+}
+
+void node_refresh(b2fs_node *n)
+{
+    struct stat st;
+    if (fstat(n->fd, &st) < 0)
+        return;
+    if (st.st_mtim.tv_sec == n->mtime.tv_sec && st.st_mtim.tv_nsec == n->mtime.tv_nsec &&
+        st.st_size == n->bsize)
+        return;
+    n->cached_ok = 0;
+    if (n->ndirty || n->changed)
+        return; /* our own uncommitted changes win; the commit will say if that fails */
+    if (!n->frame) {
+        node_open_frame(n);
+    } else {
+        char err[160] = "";
+        int r = b2f_refresh(n->frame, err, sizeof err);
+        if (r < 0)
+            b2fs_log(LOG_ERR, "%s: changed on disk and does not read: %s%s%s", n->path,
+                     b2f_strerror(r), err[0] ? ": " : "", err);
+        else
+            load_sizes(n);
+    }
+    node_new_gen(n);
+    n->mtime = st.st_mtim;
+    n->bsize = st.st_size;
+}
+
+static char *backing_path(const char *path, const b2fs_loc *loc)
+{
+    char *out = NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    int plen = slash ? (int)(slash - path) : 0;
+    if (asprintf(&out, "%s%.*s/%s", b2fs_cfg.backing, plen, path ? path : "", loc->name) < 0)
+        return NULL;
+    return out;
+}
+
+int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
+{
+    b2fs_node *n = node_find(loc->st.st_dev, loc->st.st_ino);
+    if (n) {
+        pthread_rwlock_wrlock(&n->lock);
+        node_refresh(n);
+        pthread_rwlock_unlock(&n->lock);
+        *out = n;
+        return 0;
+    }
+    int want_rw = loc->kind == B2FS_FRAME && !b2fs_cfg.ro;
+    int fd = openat(loc->dirfd, loc->name, (want_rw ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && want_rw && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+        want_rw = 0;
+        fd = openat(loc->dirfd, loc->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd < 0)
+        return -errno;
+    char *bp = backing_path(path, loc);
+    n = node_alloc(fd, bp);
+    free(bp);
+    if (!n) {
+        close(fd);
+        return -ENOMEM;
+    }
+    n->kind = loc->kind;
+    n->writable = want_rw;
+    node_open_frame(n);
+    stamp(n);
+    pthread_mutex_lock(&table_lock);
+    *out = insert_locked(n);
+    pthread_mutex_unlock(&table_lock);
+    return 0;
+}
+
+int node_adopt(int fd, b2_frame *f, const char *path, b2fs_node **out)
+{
+    b2fs_node *n = node_alloc(fd, path);
+    if (!n)
+        return -ENOMEM;
+    n->kind = B2FS_FRAME;
+    n->frame = f;
+    load_sizes(n);
+    n->cctx = n->writable ? b2f_cctx_new(f) : NULL;
+    stamp(n);
+    pthread_mutex_lock(&table_lock);
+    *out = insert_locked(n);
+    pthread_mutex_unlock(&table_lock);
+    return 0;
+}
+
+int node_commit(b2fs_node *n, int durable)
+{
+    if (!n->frame || !n->writable)
+        return 0;
+    int r = node_flush_dirty(n);
+    if (r < 0)
+        return r;
+    if (!n->changed) {
+        if (durable && fdatasync(n->fd) < 0)
+            return -errno;
+        return 0;
+    }
+    char err[200] = "";
+    r = b2f_commit(n->frame, durable, err, sizeof err);
+    if (r < 0) {
+        b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
+                 err[0] ? ": " : "", err);
+        return b2fs_errno(r);
+    }
+    n->changed = 0;
+    n->staged = 0;
+    stamp(n);
+    return 0;
+}
+
+void node_put(b2fs_node *n)
+{
+    b2fs_node *evict = NULL;
+    pthread_mutex_lock(&table_lock);
+    if (--n->refs == 0) {
+        idle_push(n);
+        if (nidle > MAX_IDLE) {
+            evict = idle_tail;
+            idle_unlink(evict);
+            b2fs_node **pp = &buckets[bucket_of(evict->dev, evict->ino)];
+            while (*pp != evict)
+                pp = &(*pp)->next;
+            *pp = evict->next;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (evict) {
+        if (evict->ndirty || evict->changed) {
+            if (node_commit(evict, 0) < 0)
+                b2fs_log(LOG_ERR, "%s: uncommitted changes lost", evict->path);
+        }
+        node_free(evict);
+    }
+}
+
+void node_commit_all(void)
+{
+    pthread_mutex_lock(&table_lock);
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        for (b2fs_node *n = buckets[b]; n; n = n->next) {
+            pthread_rwlock_wrlock(&n->lock);
+            if (n->ndirty || n->changed)
+                node_commit(n, 1);
+            pthread_rwlock_unlock(&n->lock);
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+void node_fill_stat(b2fs_node *n, struct stat *st)
+{
+    fstat(n->fd, st);
+    st->st_size = (off_t)n->size;
+    if (n->kind == B2FS_BLP || !n->writable)
+        st->st_mode &= ~(mode_t)0222;
+}

@@ -1,0 +1,268 @@
+/* b2fs command line: BACKING, the b2fs -o options, --help, --version. FUSE's own
+ * options stay in args for fuse_main, which refuses the ones it does not know. */
+#include "fs/b2fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+b2fs_config b2fs_cfg;
+
+enum { KEY_HELP, KEY_VERSION, KEY_FOREGROUND, KEY_RO, KEY_B2 };
+
+static const struct fuse_opt b2fs_opts[] = {
+    FUSE_OPT_KEY("--help", KEY_HELP),
+    FUSE_OPT_KEY("-h", KEY_HELP),
+    FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_KEY("-V", KEY_VERSION),
+    FUSE_OPT_KEY("-f", KEY_FOREGROUND),
+    FUSE_OPT_KEY("-d", KEY_FOREGROUND),
+    FUSE_OPT_KEY("debug", KEY_FOREGROUND),
+    FUSE_OPT_KEY("ro", KEY_RO),
+    FUSE_OPT_KEY("codec=", KEY_B2),
+    FUSE_OPT_KEY("clevel=", KEY_B2),
+    FUSE_OPT_KEY("filters=", KEY_B2),
+    FUSE_OPT_KEY("typesize=", KEY_B2),
+    FUSE_OPT_KEY("chunksize=", KEY_B2),
+    FUSE_OPT_KEY("blocksize=", KEY_B2),
+    FUSE_OPT_KEY("nthreads=", KEY_B2),
+    FUSE_OPT_KEY("cache_size=", KEY_B2),
+    FUSE_OPT_KEY("dirty_size=", KEY_B2),
+    FUSE_OPT_END,
+};
+
+static const char usage_text[] =
+    "usage: b2fs [options] BACKING MOUNTPOINT\n"
+    "\n"
+    "Mounts the directory BACKING on MOUNTPOINT. Blosc2 frames (NAME.b2frame, NAME.b2f,\n"
+    "NAME.b2nd) show as NAME with their decompressed contents, read and write; Bloscpack\n"
+    "files (NAME.blp) show as NAME, read only; other files are passed through. Files\n"
+    "created through the mount are stored as NAME.b2frame.\n"
+    "\n"
+    "b2fs options (-o name=value,...):\n"
+    "    codec=NAME         codec of new chunks: blosclz, lz4, lz4hc, zlib, zstd (zstd)\n"
+    "    clevel=N           compression level 0..9 (1)\n"
+    "    filters=LIST       filter pipeline joined by '+', e.g. delta+shuffle, trunc:20+shuffle,\n"
+    "                       none (shuffle)\n"
+    "    typesize=N         item size in bytes 1..255 (8)\n"
+    "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
+    "    blocksize=SIZE     bytes per block, 0 = automatic (0)\n"
+    "    nthreads=N         worker threads for read-ahead (2)\n"
+    "    cache_size=SIZE    decoded block cache shared by all files (64M)\n"
+    "    dirty_size=SIZE    dirty data per file before it is compressed and committed (64M)\n"
+    "    ro                 read only\n"
+    "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
+    "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
+    "\n"
+    "FUSE options:\n"
+    "    -f                 stay in the foreground (logs on stderr; else syslog)\n"
+    "    -d, -o debug       foreground with FUSE debug output\n"
+    "    -s                 single-threaded\n"
+    "    -o allow_other     let other users in\n"
+    "    -o default_permissions  let the kernel check permissions\n"
+    "    -h, --help         this text\n"
+    "    -V, --version      version\n";
+
+int64_t b2fs_parse_size(const char *text)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || v < 0)
+        return -1;
+    int shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30;
+    if (shift) {
+        end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (*end == 'B')
+            end++;
+    }
+    if (*end)
+        return -1;
+    if (v > (INT64_MAX >> shift))
+        return -1;
+    return (int64_t)v << shift;
+}
+
+static int parse_int(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
+                   const char **why)
+{
+    long v;
+    if (!strcmp(name, "codec")) {
+        int c = b2_codec_from_name(value);
+        if (c < 0) {
+            *why = "not one of blosclz, lz4, lz4hc, zlib, zstd";
+            return -1;
+        }
+        p->cp.codec = c;
+    } else if (!strcmp(name, "clevel")) {
+        if (parse_int(value, 0, 9, &v)) {
+            *why = "not an integer 0..9";
+            return -1;
+        }
+        p->cp.clevel = (int)v;
+    } else if (!strcmp(name, "filters")) {
+        uint8_t f[B2_MAX_FILTERS], m[B2_MAX_FILTERS];
+        if (b2_filters_parse(value, sep, f, m)) {
+            *why = sep == '+' ? "not a filter pipeline like shuffle, delta+shuffle, trunc:20+shuffle"
+                              : "not a filter pipeline like shuffle, delta,shuffle, trunc:20,shuffle";
+            return -1;
+        }
+        memcpy(p->cp.filters, f, sizeof f);
+        memcpy(p->cp.filters_meta, m, sizeof m);
+    } else if (!strcmp(name, "typesize")) {
+        if (parse_int(value, 1, 255, &v)) {
+            *why = "not an integer 1..255";
+            return -1;
+        }
+        p->cp.typesize = (int)v;
+    } else if (!strcmp(name, "chunksize")) {
+        int64_t s = b2fs_parse_size(value);
+        if (s < 4096 || s > (1 << 30)) {
+            *why = "not a size from 4K to 1G";
+            return -1;
+        }
+        p->chunksize = (int32_t)s;
+    } else if (!strcmp(name, "blocksize")) {
+        int64_t s = b2fs_parse_size(value);
+        if (s < 0 || s > (1 << 30) || (s > 0 && s < 16)) {
+            *why = "not 0 (automatic) or a size from 16 to 1G";
+            return -1;
+        }
+        p->cp.blocksize = (int32_t)s;
+    } else {
+        *why = "unknown parameter";
+        return -1;
+    }
+    return 0;
+}
+
+static int bad_value(const char *name, const char *value, const char *why)
+{
+    fprintf(stderr, "b2fs: bad value for option %s: '%s' (%s)\n", name, value, why);
+    return -1;
+}
+
+static int set_option(b2fs_config *cfg, const char *arg)
+{
+    char name[32];
+    const char *eq = strchr(arg, '=');
+    size_t nl = (size_t)(eq - arg);
+    if (nl >= sizeof name)
+        return bad_value(arg, "", "unknown");
+    memcpy(name, arg, nl);
+    name[nl] = 0;
+    const char *value = eq + 1, *why = NULL;
+    if (!strcmp(name, "nthreads")) {
+        long v;
+        if (parse_int(value, 1, 64, &v))
+            return bad_value(name, value, "not an integer 1..64");
+        cfg->nthreads = (int)v;
+    } else if (!strcmp(name, "cache_size") || !strcmp(name, "dirty_size")) {
+        int64_t s = b2fs_parse_size(value);
+        if (s < 0 || s > ((int64_t)1 << 40))
+            return bad_value(name, value, "not a size like 64M");
+        if (name[0] == 'c')
+            cfg->cache_size = (size_t)s;
+        else
+            cfg->dirty_limit = (size_t)(s < (1 << 20) ? (1 << 20) : s);
+    } else if (b2fs_param_set(&cfg->params, name, value, '+', &why)) {
+        return bad_value(name, value, why);
+    }
+    return 0;
+}
+
+struct parse_state {
+    b2fs_config *cfg;
+    int error, exit_now, nonopts;
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+    struct parse_state *ps = data;
+    switch (key) {
+    case KEY_HELP:
+        printf("%s", usage_text);
+        ps->exit_now = 1;
+        return 0;
+    case KEY_VERSION:
+        printf("b2fs %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
+        ps->exit_now = 1;
+        return 0;
+    case KEY_FOREGROUND:
+        ps->cfg->foreground = 1;
+        return 1;
+    case KEY_RO:
+        ps->cfg->ro = 1;
+        return 1;
+    case KEY_B2:
+        if (set_option(ps->cfg, arg))
+            ps->error = 1;
+        return 0;
+    case FUSE_OPT_KEY_NONOPT:
+        if (ps->nonopts++ == 0) {
+            ps->cfg->backing = arg;
+            return 0;
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
+{
+    b2f_params_default(&cfg->params);
+    cfg->nthreads = 2;
+    cfg->cache_size = (size_t)64 << 20;
+    cfg->dirty_limit = (size_t)64 << 20;
+    cfg->rootfd = -1;
+    struct parse_state ps = {.cfg = cfg};
+    if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
+        return -1;
+    if (ps.exit_now)
+        return 1;
+    if (ps.error)
+        return -1;
+    if (ps.nonopts != 2) {
+        fprintf(stderr, "b2fs: need BACKING and MOUNTPOINT (b2fs --help)\n");
+        return -1;
+    }
+    /* Open BACKING now: after daemonising the working directory is /. */
+    cfg->rootfd = open(cfg->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cfg->rootfd < 0) {
+        fprintf(stderr, "b2fs: backing directory %s: %s\n", cfg->backing, strerror(errno));
+        return -1;
+    }
+    b2_cctx *probe = b2_cctx_new(&cfg->params.cp);
+    if (!probe) {
+        fprintf(stderr, "b2fs: the codec parameters do not go together (typesize %d, blocksize %d)\n",
+                cfg->params.cp.typesize, (int)cfg->params.cp.blocksize);
+        return -1;
+    }
+    b2_cctx_free(probe);
+    return 0;
+}

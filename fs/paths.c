@@ -1,0 +1,275 @@
+/* Mount names -> backing names. Every backing access is relative to the O_PATH fd of
+ * BACKING, walked one component at a time with O_NOFOLLOW, so nothing outside BACKING
+ * is reachable: a symlink is only ever shown (readlink), never followed by b2fs.
+ *
+ * NAME shows, in this order of preference: NAME.b2frame, NAME.b2f, NAME.b2nd (frames),
+ * NAME.blp (Bloscpack), then NAME itself. So when NAME and NAME.b2frame both exist the
+ * frame is shown and the plain NAME stays hidden (untouched in BACKING). A regular file
+ * with one of these suffixes is only reachable under its shown name. */
+#include "fs/b2fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+    const char *suffix;
+    int kind;
+} suffixes[] = {
+    {".b2frame", B2FS_FRAME},
+    {".b2f", B2FS_FRAME},
+    {".b2nd", B2FS_FRAME},
+    {".blp", B2FS_BLP},
+};
+#define NSUFFIX (sizeof suffixes / sizeof suffixes[0])
+
+static const char temp_prefix[] = ".b2fs-tmp-";
+
+int name_is_temp(const char *name)
+{
+    return strncmp(name, temp_prefix, sizeof temp_prefix - 1) == 0;
+}
+
+static int suffix_index(const char *name, size_t *shown_len)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < NSUFFIX; i++) {
+        size_t sl = strlen(suffixes[i].suffix);
+        if (len > sl && !strcmp(name + len - sl, suffixes[i].suffix)) {
+            if (shown_len)
+                *shown_len = len - sl;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+int name_kind(const char *name, size_t *shown_len)
+{
+    int i = suffix_index(name, shown_len);
+    if (i < 0) {
+        if (shown_len)
+            *shown_len = strlen(name);
+        return B2FS_PLAIN;
+    }
+    return suffixes[i].kind;
+}
+
+const char *kind_suffix(const char *backing_name)
+{
+    int i = suffix_index(backing_name, NULL);
+    return i < 0 ? "" : suffixes[i].suffix;
+}
+
+int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix)
+{
+    size_t a = strlen(mname), b = strlen(suffix);
+    if (a + b > 255 || a + b + 1 > cap)
+        return -ENAMETOOLONG;
+    memcpy(out, mname, a);
+    memcpy(out + a, suffix, b + 1);
+    return 0;
+}
+
+void loc_done(b2fs_loc *loc)
+{
+    if (loc->dirfd >= 0)
+        close(loc->dirfd);
+    loc->dirfd = -1;
+}
+
+/* Walks the directories of path up to (not including) its last component. */
+static int walk_parent(const char *path, int *dirfd, const char **last)
+{
+    if (path[0] != '/')
+        return -EINVAL;
+    int fd = dup(b2fs_cfg.rootfd);
+    if (fd < 0)
+        return -errno;
+    const char *p = path + 1;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        if (!slash)
+            break;
+        size_t len = (size_t)(slash - p);
+        char comp[256];
+        if (len == 0) {
+            p = slash + 1;
+            continue;
+        }
+        if (len > 255) {
+            close(fd);
+            return -ENAMETOOLONG;
+        }
+        memcpy(comp, p, len);
+        comp[len] = 0;
+        if (!strcmp(comp, "..") || !strcmp(comp, ".") || name_is_temp(comp)) {
+            close(fd);
+            return -ENOENT;
+        }
+        int next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(fd);
+        if (next < 0)
+            return e == ELOOP ? -ENOTDIR : -e;
+        fd = next;
+        p = slash + 1;
+    }
+    *dirfd = fd;
+    *last = p;
+    return 0;
+}
+
+int loc_resolve(const char *path, b2fs_loc *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    loc->dirfd = -1;
+    const char *last = NULL;
+    int r = walk_parent(path, &loc->dirfd, &last);
+    if (r)
+        return r;
+    if (*last == 0) { /* the root */
+        strcpy(loc->name, ".");
+        strcpy(loc->mname, ".");
+        loc->kind = B2FS_PLAIN;
+        if (fstatat(loc->dirfd, "", &loc->st, AT_EMPTY_PATH) < 0) {
+            r = -errno;
+            loc_done(loc);
+            return r;
+        }
+        return 0;
+    }
+    if (strlen(last) > 255) {
+        loc_done(loc);
+        return -ENAMETOOLONG;
+    }
+    strcpy(loc->mname, last);
+    if (!strcmp(last, "..") || !strcmp(last, ".") || name_is_temp(last))
+        return 0;
+    for (size_t i = 0; i < NSUFFIX; i++) {
+        char name[300];
+        if (name_with_suffix(name, sizeof name, last, suffixes[i].suffix))
+            continue;
+        if (fstatat(loc->dirfd, name, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(loc->st.st_mode)) {
+            strcpy(loc->name, name);
+            loc->kind = suffixes[i].kind;
+            return 0;
+        }
+    }
+    if (fstatat(loc->dirfd, last, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        !(S_ISREG(loc->st.st_mode) && suffix_index(last, NULL) >= 0)) {
+        strcpy(loc->name, last);
+        loc->kind = B2FS_PLAIN;
+    }
+    return 0;
+}
+
+int loc_open_dir(const char *path)
+{
+    b2fs_loc loc;
+    int r = loc_resolve(path, &loc);
+    if (r)
+        return r;
+    if (loc.kind != B2FS_PLAIN || !S_ISDIR(loc.st.st_mode)) {
+        r = loc.kind == B2FS_NONE ? -ENOENT : -ENOTDIR;
+        loc_done(&loc);
+        return r;
+    }
+    int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    r = fd < 0 ? -errno : fd;
+    loc_done(&loc);
+    return r;
+}
+
+struct entry {
+    char *name;
+    int reg;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+static int is_regular_in(struct entry *e, size_t n, const char *name)
+{
+    struct entry key = {.name = (char *)name};
+    struct entry *hit = bsearch(&key, e, n, sizeof *e, entry_cmp);
+    return hit && hit->reg;
+}
+
+int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int e = errno;
+        close(dfd);
+        return -e;
+    }
+    struct entry *e = NULL;
+    size_t n = 0, cap = 0;
+    int r = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || name_is_temp(de->d_name))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct entry *ne = realloc(e, cap * sizeof *e);
+            if (!ne) {
+                r = -ENOMEM;
+                goto out;
+            }
+            e = ne;
+        }
+        int reg = de->d_type == DT_REG;
+        if (de->d_type == DT_UNKNOWN) {
+            struct stat st;
+            reg = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+        }
+        e[n].name = strdup(de->d_name);
+        e[n].reg = reg;
+        if (!e[n].name) {
+            r = -ENOMEM;
+            goto out;
+        }
+        n++;
+    }
+    qsort(e, n, sizeof *e, entry_cmp);
+    for (size_t i = 0; i < n && !r; i++) {
+        size_t shown;
+        int si = suffix_index(e[i].name, &shown);
+        char buf[300];
+        if (si >= 0 && e[i].reg) {
+            memcpy(buf, e[i].name, shown);
+            buf[shown] = 0;
+            int hidden = 0;
+            for (int j = 0; j < si && !hidden; j++) {
+                char cand[300];
+                hidden = !name_with_suffix(cand, sizeof cand, buf, suffixes[j].suffix) &&
+                         is_regular_in(e, n, cand);
+            }
+            if (!hidden && fill(ctx, buf))
+                r = -ENOBUFS;
+        } else {
+            int hidden = 0;
+            for (size_t j = 0; j < NSUFFIX && !hidden; j++) {
+                char cand[300];
+                hidden = !name_with_suffix(cand, sizeof cand, e[i].name, suffixes[j].suffix) &&
+                         is_regular_in(e, n, cand);
+            }
+            if (!hidden && fill(ctx, e[i].name))
+                r = -ENOBUFS;
+        }
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        free(e[i].name);
+    free(e);
+    closedir(d);
+    return r == -ENOBUFS ? 0 : r;
+}

@@ -1,0 +1,461 @@
+/* Extended attributes. user.blosc2.* describe a frame (read only: nbytes, cbytes, cratio,
+ * nchunks, blocksize, splitmode, meta.NAME; read/write: codec, clevel, filters, typesize,
+ * chunksize, vlmeta.NAME). On a directory the five codec parameters are the defaults for
+ * new files below it, kept in user.b2fs.* attributes of the backing directory (hidden in
+ * the mount). Other user.* attributes are passed to the backing file. */
+#include "fs/b2fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define PREFIX "user.blosc2."
+#define HIDDEN "user.b2fs."
+
+static const char *const param_names[] = {"codec", "clevel", "filters", "typesize", "chunksize"};
+static const char *const ro_names[] = {"nbytes", "cbytes", "cratio", "nchunks", "blocksize",
+                                       "splitmode"};
+#define NPARAM 5
+#define NRO 6
+
+static int is_param(const char *n)
+{
+    for (int i = 0; i < NPARAM; i++)
+        if (!strcmp(n, param_names[i]))
+            return 1;
+    return 0;
+}
+
+/* Applies the directory defaults stored on the backing directory fd to p. */
+static void apply_dir_defaults(int fd, b2f_params *p)
+{
+    for (int i = 0; i < NPARAM; i++) {
+        char key[64], val[128];
+        snprintf(key, sizeof key, HIDDEN "%s", param_names[i]);
+        ssize_t len = fgetxattr(fd, key, val, sizeof val - 1);
+        if (len <= 0)
+            continue;
+        val[len] = 0;
+        const char *why;
+        b2fs_param_set(p, param_names[i], val, ',', &why);
+    }
+}
+
+/* Mount defaults with the defaults of every directory from the root down along path
+ * applied (the last component too unless skip_last: a new file's own name). */
+static void params_along(const char *path, int skip_last, b2f_params *p)
+{
+    *p = b2fs_cfg.params;
+    int fd = openat(b2fs_cfg.rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *s = path;
+    while (fd >= 0) {
+        apply_dir_defaults(fd, p);
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        const char *rest = s + len;
+        while (*rest == '/')
+            rest++;
+        if ((skip_last && !*rest) || len > 255)
+            break;
+        char comp[256];
+        memcpy(comp, s, len);
+        comp[len] = 0;
+        int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+        s = rest;
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+void b2fs_params_for_new(const char *path, b2f_params *p)
+{
+    params_along(path, 1, p);
+}
+
+static int put_text(char *value, size_t size, const char *text, size_t len)
+{
+    if (size == 0)
+        return (int)len;
+    if (len > size)
+        return -ERANGE;
+    memcpy(value, text, len);
+    return (int)len;
+}
+
+static void param_text(const b2f_params *p, const char *name, char *out, size_t cap)
+{
+    if (!strcmp(name, "codec")) {
+        const char *c = b2_codec_name(p->cp.codec);
+        snprintf(out, cap, "%s", c ? c : "unknown");
+    } else if (!strcmp(name, "clevel")) {
+        snprintf(out, cap, "%d", p->cp.clevel);
+    } else if (!strcmp(name, "filters")) {
+        if (b2_filters_format(p->cp.filters, p->cp.filters_meta, ',', out, cap))
+            snprintf(out, cap, "unknown");
+    } else if (!strcmp(name, "typesize")) {
+        snprintf(out, cap, "%d", p->cp.typesize);
+    } else {
+        snprintf(out, cap, "%ld", (long)p->chunksize);
+    }
+}
+
+static void frame_params(b2fs_node *n, b2f_params *p)
+{
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    b2f_params_default(p);
+    p->cp.codec = fs.codec;
+    p->cp.clevel = fs.clevel;
+    p->cp.typesize = fs.typesize;
+    memcpy(p->cp.filters, fs.filters, sizeof fs.filters);
+    memcpy(p->cp.filters_meta, fs.filters_meta, sizeof fs.filters_meta);
+    p->cp.blocksize = fs.blocksize;
+    p->chunksize = fs.chunksize;
+}
+
+static const char *split_name(int s)
+{
+    switch (s) {
+    case B2_SPLIT_ALWAYS:
+        return "always";
+    case B2_SPLIT_NEVER:
+        return "never";
+    case B2_SPLIT_AUTO:
+        return "auto";
+    default:
+        return "forward_compat";
+    }
+}
+
+static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
+{
+    char text[64];
+    b2f_stat fs;
+    if (!n->frame)
+        return -EIO;
+    b2f_stat_get(n->frame, &fs);
+    if (!strncmp(key, "meta.", 5)) {
+        const uint8_t *v;
+        size_t len;
+        int r = b2f_meta_get(n->frame, key + 5, &v, &len);
+        return r < 0 ? -ENODATA : put_text(value, size, (const char *)v, len);
+    }
+    if (!strncmp(key, "vlmeta.", 7)) {
+        uint8_t *v;
+        size_t len;
+        int r = b2f_vlmeta_get(n->frame, key + 7, &v, &len);
+        if (r < 0)
+            return r == B2F_ENOTFOUND ? -ENODATA : b2fs_errno(r);
+        r = put_text(value, size, (const char *)v, len);
+        free(v);
+        return r;
+    }
+    if (is_param(key)) {
+        b2f_params p;
+        frame_params(n, &p);
+        param_text(&p, key, text, sizeof text);
+    } else if (!strcmp(key, "nbytes")) {
+        snprintf(text, sizeof text, "%llu", (unsigned long long)n->size);
+    } else if (!strcmp(key, "cbytes")) {
+        snprintf(text, sizeof text, "%lld", (long long)fs.cbytes);
+    } else if (!strcmp(key, "cratio")) {
+        snprintf(text, sizeof text, "%.2f", fs.cbytes > 0 ? (double)n->size / (double)fs.cbytes : 0.0);
+    } else if (!strcmp(key, "nchunks")) {
+        snprintf(text, sizeof text, "%lld", (long long)fs.nchunks);
+    } else if (!strcmp(key, "blocksize")) {
+        snprintf(text, sizeof text, "%ld", (long)fs.blocksize);
+    } else if (!strcmp(key, "splitmode")) {
+        snprintf(text, sizeof text, "%s", split_name(fs.splitmode));
+    } else {
+        return -ENODATA;
+    }
+    return put_text(value, size, text, strlen(text));
+}
+
+static int frame_set(b2fs_node *n, const char *key, const char *value, size_t size)
+{
+    if (!n->frame)
+        return -EIO;
+    if (!n->writable)
+        return -EROFS;
+    if (!strncmp(key, "vlmeta.", 7)) {
+        if (!key[7])
+            return -EINVAL;
+        int r = b2f_vlmeta_set(n->frame, key + 7, value, size);
+        if (r < 0)
+            return b2fs_errno(r);
+        n->changed = 1;
+        return node_commit(n, 0);
+    }
+    if (!is_param(key))
+        return -EPERM; /* the read-only ones */
+    char text[128];
+    if (size >= sizeof text)
+        return -EINVAL;
+    memcpy(text, value, size);
+    text[size] = 0;
+    int r = node_flush_dirty(n);
+    if (r < 0)
+        return r;
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    int empty = n->size == 0 && fs.nchunks == 0;
+    if (!empty && (!strcmp(key, "typesize") || !strcmp(key, "chunksize")))
+        return -EBUSY; /* fixed once the file has data */
+    b2f_params p;
+    frame_params(n, &p);
+    const char *why;
+    if (b2fs_param_set(&p, key, text, ',', &why) && b2fs_param_set(&p, key, text, '+', &why))
+        return -EINVAL;
+    r = b2f_set_params(n->frame, &p);
+    if (r < 0)
+        return b2fs_errno(r);
+    if (n->cctx)
+        b2_cctx_free(n->cctx);
+    n->cctx = b2f_cctx_new(n->frame);
+    b2f_stat_get(n->frame, &fs);
+    n->chunksize = fs.chunksize;
+    n->changed = 1;
+    return node_commit(n, 0);
+}
+
+static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
+{
+    char name[400];
+#define ADD(...)                                                                  \
+    do {                                                                          \
+        int l_ = snprintf(name, sizeof name, __VA_ARGS__);                        \
+        if (l_ > 0 && (size_t)l_ < sizeof name) {                                 \
+            if (cap && *used + (size_t)l_ + 1 > cap)                              \
+                return -ERANGE;                                                   \
+            if (cap)                                                              \
+                memcpy(out + *used, name, (size_t)l_ + 1);                        \
+            *used += (size_t)l_ + 1;                                              \
+        }                                                                         \
+    } while (0)
+    for (int i = 0; i < NPARAM; i++)
+        ADD(PREFIX "%s", param_names[i]);
+    if (!n)
+        return 0;
+    for (int i = 0; i < NRO; i++)
+        ADD(PREFIX "%s", ro_names[i]);
+    if (!n->frame)
+        return 0;
+    for (int i = 0; i < b2f_meta_count(n->frame); i++)
+        ADD(PREFIX "meta.%s", b2f_meta_name(n->frame, i));
+    for (int i = 0; i < b2f_vlmeta_count(n->frame); i++)
+        ADD(PREFIX "vlmeta.%s", b2f_vlmeta_name(n->frame, i));
+#undef ADD
+    return 0;
+}
+
+/* What an xattr call works on. */
+typedef struct target {
+    b2fs_loc loc;
+    b2fs_node *node;   /* frames */
+    int fd;            /* backing fd for pass-through attributes, or -1 */
+    int isdir;
+} target;
+
+static int target_open(const char *path, target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    if (!path)
+        return -ENOENT;
+    int r = loc_resolve(path, &t->loc);
+    if (r)
+        return r;
+    if (t->loc.kind == B2FS_NONE) {
+        loc_done(&t->loc);
+        return -ENOENT;
+    }
+    if (t->loc.kind != B2FS_PLAIN) {
+        r = node_get(path, &t->loc, &t->node);
+        if (r) {
+            loc_done(&t->loc);
+            return r;
+        }
+        t->fd = t->node->fd;
+        return 0;
+    }
+    t->isdir = S_ISDIR(t->loc.st.st_mode);
+    if (S_ISREG(t->loc.st.st_mode) || t->isdir)
+        t->fd = openat(t->loc.dirfd, t->loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    return 0;
+}
+
+static void target_close(target *t)
+{
+    if (t->node)
+        node_put(t->node);
+    else if (t->fd >= 0)
+        close(t->fd);
+    loc_done(&t->loc);
+}
+
+int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
+        return -ENODATA;
+    target t;
+    int r = target_open(path, &t);
+    if (r)
+        return r;
+    const char *key = name + sizeof PREFIX - 1;
+    if (!strncmp(name, PREFIX, sizeof PREFIX - 1)) {
+        if (t.node) {
+            pthread_rwlock_wrlock(&t.node->lock);
+            if (t.node->writable)
+                node_flush_dirty(t.node);
+            r = frame_get(t.node, key, value, size);
+            pthread_rwlock_unlock(&t.node->lock);
+        } else if (t.isdir && is_param(key)) {
+            b2f_params p;
+            char text[64];
+            params_along(path, 0, &p);
+            param_text(&p, key, text, sizeof text);
+            r = put_text(value, size, text, strlen(text));
+        } else {
+            r = -ENODATA;
+        }
+    } else if (strncmp(name, "user.", 5)) {
+        r = -ENODATA;
+    } else if (t.fd < 0) {
+        r = -ENODATA;
+    } else {
+        ssize_t len = fgetxattr(t.fd, name, value, size);
+        r = len < 0 ? -errno : (int)len;
+    }
+    target_close(&t);
+    return r;
+}
+
+int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size, int flags)
+{
+    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
+        return -EPERM;
+    if (b2fs_cfg.ro)
+        return -EROFS;
+    target t;
+    int r = target_open(path, &t);
+    if (r)
+        return r;
+    const char *key = name + sizeof PREFIX - 1;
+    if (!strncmp(name, PREFIX, sizeof PREFIX - 1)) {
+        if (t.node) {
+            pthread_rwlock_wrlock(&t.node->lock);
+            r = frame_set(t.node, key, value, size);
+            pthread_rwlock_unlock(&t.node->lock);
+        } else if (t.isdir && is_param(key) && t.fd >= 0) {
+            char text[128], canon[128], hidden[64];
+            b2f_params p = b2fs_cfg.params;
+            const char *why;
+            if (size >= sizeof text) {
+                r = -EINVAL;
+            } else {
+                memcpy(text, value, size);
+                text[size] = 0;
+                if (b2fs_param_set(&p, key, text, ',', &why) &&
+                    b2fs_param_set(&p, key, text, '+', &why)) {
+                    r = -EINVAL;
+                } else {
+                    param_text(&p, key, canon, sizeof canon);
+                    snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
+                    r = fsetxattr(t.fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
+                }
+            }
+        } else {
+            r = t.isdir || t.node ? -EPERM : -ENOTSUP;
+        }
+    } else if (strncmp(name, "user.", 5) || t.fd < 0) {
+        r = -ENOTSUP;
+    } else {
+        r = fsetxattr(t.fd, name, value, size, flags) < 0 ? -errno : 0;
+    }
+    target_close(&t);
+    return r;
+}
+
+int b2fs_listxattr(const char *path, char *list, size_t size)
+{
+    target t;
+    int r = target_open(path, &t);
+    if (r)
+        return r;
+    size_t used = 0;
+    if (t.node) {
+        pthread_rwlock_rdlock(&t.node->lock);
+        r = frame_list(t.node, list, size, &used);
+        pthread_rwlock_unlock(&t.node->lock);
+    } else if (t.isdir) {
+        r = frame_list(NULL, list, size, &used);
+    }
+    if (r == 0 && t.fd >= 0) {
+        char buf[65536];
+        ssize_t len = flistxattr(t.fd, buf, sizeof buf);
+        for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(buf + i) + 1) {
+            const char *nm = buf + i;
+            if (strncmp(nm, "user.", 5) || !strncmp(nm, HIDDEN, sizeof HIDDEN - 1))
+                continue;
+            size_t l = strlen(nm) + 1;
+            if (size && used + l > size) {
+                r = -ERANGE;
+                break;
+            }
+            if (size)
+                memcpy(list + used, nm, l);
+            used += l;
+        }
+    }
+    target_close(&t);
+    return r < 0 ? r : (int)used;
+}
+
+int b2fs_removexattr(const char *path, const char *name)
+{
+    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
+        return -EPERM;
+    if (b2fs_cfg.ro)
+        return -EROFS;
+    target t;
+    int r = target_open(path, &t);
+    if (r)
+        return r;
+    const char *key = name + sizeof PREFIX - 1;
+    if (!strncmp(name, PREFIX, sizeof PREFIX - 1)) {
+        if (t.node && !strncmp(key, "vlmeta.", 7)) {
+            pthread_rwlock_wrlock(&t.node->lock);
+            r = t.node->frame ? b2f_vlmeta_delete(t.node->frame, key + 7) : -EIO;
+            if (r < 0) {
+                r = r == B2F_ENOTFOUND ? -ENODATA : b2fs_errno(r);
+            } else {
+                t.node->changed = 1;
+                r = node_commit(t.node, 0);
+            }
+            pthread_rwlock_unlock(&t.node->lock);
+        } else if (t.isdir && is_param(key) && t.fd >= 0) {
+            char hidden[64];
+            snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
+            r = fremovexattr(t.fd, hidden) < 0 ? -errno : 0;
+        } else {
+            r = -EPERM;
+        }
+    } else if (strncmp(name, "user.", 5) || t.fd < 0) {
+        r = -ENOTSUP;
+    } else {
+        r = fremovexattr(t.fd, name) < 0 ? -errno : 0;
+    }
+    target_close(&t);
+    return r;
+}
