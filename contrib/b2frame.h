@@ -1,0 +1,84 @@
+/* b2frame: private declarations shared by the command files. */
+#ifndef B2FS_B2FRAME_H
+#define B2FS_B2FRAME_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "codec/chunk.h"
+#include "frame/frame.h"
+
+/* Exit statuses: 0 ok, 1 the file is bad or an operation failed, 2 usage error. */
+enum { BT_OK = 0, BT_FAIL = 1, BT_USAGE = 2 };
+
+/* "b2frame: FILE: reason" on stderr (file may be NULL). */
+void bt_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The reason for a library error: the specific text in err if any, else the code's. */
+const char *bt_reason(int code, const char *err);
+
+/* A size with an optional K, M or G suffix (powers of 1024) into *out, at most max. */
+int bt_parse_size(const char *text, int64_t max, int64_t *out);
+/* A decimal integer in [min, max]. */
+int bt_parse_int(const char *text, long min, long max, long *out);
+
+/* What an input file holds, told apart by content. */
+typedef struct bt_input {
+    const char *path;
+    int fd;
+    b2_frame *frame;        /* a frame or Bloscpack file, or NULL: */
+    uint8_t *chunk;         /* a single Blosc1/Blosc2 chunk held in memory */
+    b2_chunk_info info;     /* of the chunk */
+} bt_input;
+
+/* Opens path as a frame (mode enum b2f_mode), a Bloscpack file or (read only, if
+ * allow_chunk) a single chunk. Prints the reason on failure. */
+int bt_open_input(bt_input *in, const char *path, int mode, int allow_chunk);
+void bt_close_input(bt_input *in);
+
+/* write(2) until done; -errno on failure. */
+int bt_write_all(int fd, const void *buf, size_t len);
+
+/* A temporary file next to path (same directory, so rename is atomic), mode 0666 less
+ * the umask. */
+int bt_temp_next_to(const char *path, char *tmp, size_t tmplen);
+/* fsync tmp's fd, rename tmp to path, fsync the directory. Prints the reason on failure
+ * and removes tmp. */
+int bt_commit_temp(int fd, const char *tmp, const char *path);
+
+/* A progress line on stderr when it is a terminal and the work takes over a second. */
+typedef struct bt_progress {
+    const char *what;
+    int64_t total;
+    int active;
+    double start, last;
+} bt_progress;
+void bt_progress_begin(bt_progress *p, const char *what, int64_t total);
+void bt_progress_update(bt_progress *p, int64_t done);
+void bt_progress_end(bt_progress *p);
+
+/* The commands: argv[0] is the command name. Return an exit status. */
+int bt_cmd_info(int argc, char **argv);
+int bt_cmd_cat(int argc, char **argv);
+int bt_cmd_unpack(int argc, char **argv);
+int bt_cmd_pack(int argc, char **argv);
+int bt_cmd_verify(int argc, char **argv);
+int bt_cmd_compact(int argc, char **argv);
+int bt_cmd_meta(int argc, char **argv);
+
+/* Prints a command's usage: to stdout for --help (status BT_OK), else to stderr after
+ * the problem. Returns status. */
+int bt_usage(const char *usage, int status);
+/* For a command whose only option is --help and that takes min..max arguments (max < 0:
+ * any number): returns -1 with *status set when it should stop (help shown, a bad
+ * option or argument count), else 0 with optind at the first argument. */
+int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status);
+
+/* Calls show(name, value, len, vl, index) for every metalayer (vl 0) or every
+ * vlmetalayer (vl 1) of a frame; stops with the error (printed) if one cannot be read. */
+typedef void bt_meta_fn(const char *name, const uint8_t *value, size_t len, int vl, int index);
+int bt_each_meta(const bt_input *in, int vl, bt_meta_fn *show);
+/* One line per metalayer and vlmetalayer: meta.NAME: N bytes, text ... / hex ... */
+int bt_list_meta(const bt_input *in);
+
+#endif

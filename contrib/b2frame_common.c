@@ -1,0 +1,264 @@
+/* b2frame: messages, number parsing, opening inputs, temporary files, progress. */
+#include "contrib/b2frame.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void bt_error(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("b2frame: ", stderr);
+    if (file)
+        fprintf(stderr, "%s: ", file);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+const char *bt_reason(int code, const char *err)
+{
+    return err && err[0] ? err : b2f_strerror(code);
+}
+
+int bt_usage(const char *usage, int status)
+{
+    fputs(usage, status == BT_OK ? stdout : stderr);
+    return status;
+}
+
+int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status)
+{
+    static const struct option help_only[] = {{"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", help_only, NULL)) != -1) {
+        *status = bt_usage(usage, c == 'h' ? BT_OK : BT_USAGE);
+        return -1;
+    }
+    int n = argc - optind;
+    if (n < min || (max >= 0 && n > max)) {
+        bt_error(NULL, "%s: %s", argv[0], n < min ? "missing arguments" : "too many arguments");
+        *status = bt_usage(usage, BT_USAGE);
+        return -1;
+    }
+    return 0;
+}
+
+int bt_parse_int(const char *text, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int bt_parse_size(const char *text, int64_t max, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-')
+        return -1;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text)
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    }
+    if (*end || v > (unsigned long long)max >> shift)
+        return -1;
+    *out = (int64_t)(v << shift);
+    return 0;
+}
+
+int bt_write_all(int fd, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The whole file as one chunk: its header must say exactly the file's size. */
+static int load_chunk(bt_input *in, char *why, size_t whylen)
+{
+    struct stat st;
+    uint8_t head[B2_HEADER_LEN];
+    if (fstat(in->fd, &st) < 0 || st.st_size < B2_HEADER_LEN_V1)
+        return -1;
+    size_t want = st.st_size < B2_HEADER_LEN ? (size_t)st.st_size : B2_HEADER_LEN;
+    if (pread(in->fd, head, want, 0) != (ssize_t)want)
+        return -1;
+    int rc = b2_chunk_parse_header(head, want, &in->info);
+    if (rc < 0)
+        return -1;
+    if (in->info.cbytes != st.st_size) {
+        snprintf(why, whylen, "a Blosc chunk header says %d bytes but the file has %lld",
+                 (int)in->info.cbytes, (long long)st.st_size);
+        return -1;
+    }
+    in->chunk = malloc((size_t)st.st_size);
+    if (!in->chunk || pread(in->fd, in->chunk, (size_t)st.st_size, 0) != st.st_size) {
+        snprintf(why, whylen, "cannot read the chunk: %s", strerror(in->chunk ? errno : ENOMEM));
+        return -1;
+    }
+    return 0;
+}
+
+int bt_open_input(bt_input *in, const char *path, int mode, int allow_chunk)
+{
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->fd = open(path, mode == B2F_RDWR ? O_RDWR : O_RDONLY);
+    if (in->fd < 0) {
+        bt_error(path, "%s", strerror(errno));
+        return BT_FAIL;
+    }
+    char err[512] = "";
+    int rc = b2f_open(&in->frame, in->fd, mode, NULL, err, sizeof err);
+    if (rc == 0)
+        return BT_OK;
+    if (rc == B2F_EFORMAT && allow_chunk) {
+        char why[256] = "";
+        if (load_chunk(in, why, sizeof why) == 0)
+            return BT_OK;
+        bt_error(path, "not a Blosc2 frame, Bloscpack file or Blosc chunk%s%s", why[0] ? ": " : "",
+                 why);
+    } else if (rc == B2F_EFORMAT) {
+        bt_error(path, "not a Blosc2 frame or Bloscpack file (%s)", bt_reason(rc, err));
+    } else {
+        bt_error(path, "%s", bt_reason(rc, err));
+    }
+    bt_close_input(in);
+    return BT_FAIL;
+}
+
+void bt_close_input(bt_input *in)
+{
+    b2f_close(in->frame);
+    free(in->chunk);
+    if (in->fd >= 0)
+        close(in->fd);
+    memset(in, 0, sizeof *in);
+    in->fd = -1;
+}
+
+static void split_path(const char *path, char *dir, size_t dirlen, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dirlen, ".");
+        *base = path;
+    } else {
+        snprintf(dir, dirlen, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+int bt_temp_next_to(const char *path, char *tmp, size_t tmplen)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    split_path(path, dir, sizeof dir, &base);
+    if ((size_t)snprintf(tmp, tmplen, "%s/.%s.b2frame-XXXXXX", dir, base) >= tmplen) {
+        bt_error(path, "path too long");
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        bt_error(path, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    mode_t mask = umask(0);   /* mkstemp makes 0600: give it a new file's usual mode */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return fd;
+}
+
+int bt_commit_temp(int fd, const char *tmp, const char *path)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    split_path(path, dir, sizeof dir, &base);
+    const char *step = "fsync";
+    if (fsync(fd) < 0)
+        goto bad;
+    step = "rename";
+    if (rename(tmp, path) < 0)
+        goto bad;
+    close(fd);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+bad:
+    bt_error(path, "%s of %s failed: %s", step, tmp, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    return -1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void bt_progress_begin(bt_progress *p, const char *what, int64_t total)
+{
+    p->what = what;
+    p->total = total;
+    p->active = 0;
+    p->start = isatty(STDERR_FILENO) ? now() : -1;
+    p->last = 0;
+}
+
+void bt_progress_update(bt_progress *p, int64_t done)
+{
+    if (p->start < 0)
+        return;
+    double t = now();
+    if (t - p->start < 1.0 || t - p->last < 0.25)
+        return;
+    p->last = t;
+    p->active = 1;
+    if (p->total > 0)
+        fprintf(stderr, "\rb2frame %s: %3d%% (%lld of %lld bytes)", p->what,
+                (int)(100.0 * (double)done / (double)p->total), (long long)done, (long long)p->total);
+    else
+        fprintf(stderr, "\rb2frame %s: %lld bytes", p->what, (long long)done);
+    fflush(stderr);
+}
+
+void bt_progress_end(bt_progress *p)
+{
+    if (p->active)
+        fputs("\r\033[K", stderr);
+    p->active = 0;
+}

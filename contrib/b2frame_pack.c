@@ -1,0 +1,210 @@
+/* b2frame pack: a plain file (or stdin) into a new frame, written under a temporary
+ * name and renamed into place. */
+#include "contrib/b2frame.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Staged chunks are committed every so often to bound memory. */
+#define COMMIT_EVERY ((int64_t)64 << 20)
+
+static const char pack_usage[] =
+    "Usage: b2frame pack [-c CODEC] [-l CLEVEL] [-f FILTERS] [-t TYPESIZE] [-s CHUNKSIZE]\n"
+    "                    [-b BLOCKSIZE] IN OUT\n"
+    "Compresses IN (- for stdin) into a new Blosc2 frame OUT, which C-Blosc2 2.x and 3.x\n"
+    "read. OUT is written under a temporary name next to it and renamed when complete.\n"
+    "  -c CODEC      blosclz, lz4, lz4hc, zlib, zstd (default zstd)\n"
+    "  -l CLEVEL     0..9 (default 1; 0 stores the data uncompressed)\n"
+    "  -f FILTERS    pipeline in the order applied: none, shuffle, bitshuffle, delta,\n"
+    "                trunc:BITS, joined by ',' (default shuffle), e.g. delta,shuffle\n"
+    "  -t TYPESIZE   item size in bytes, 1..255 (default 8)\n"
+    "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
+    "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n";
+
+static int parse_params(int argc, char **argv, b2f_params *p, int *status)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    b2f_params_default(p);
+    int c;
+    long v;
+    int64_t size;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:l:f:t:s:b:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if ((p->cp.codec = b2_codec_from_name(optarg)) < 0) {
+                bt_error(NULL, "pack: unknown codec '%s' (blosclz, lz4, lz4hc, zlib, zstd)", optarg);
+                goto usage;
+            }
+            break;
+        case 'l':
+            if (bt_parse_int(optarg, 0, 9, &v) < 0) {
+                bt_error(NULL, "pack: clevel '%s' is not 0..9", optarg);
+                goto usage;
+            }
+            p->cp.clevel = (int)v;
+            break;
+        case 'f':
+            if (b2_filters_parse(optarg, ',', p->cp.filters, p->cp.filters_meta) < 0) {
+                bt_error(NULL, "pack: bad filter pipeline '%s'", optarg);
+                goto usage;
+            }
+            break;
+        case 't':
+            if (bt_parse_int(optarg, 1, 255, &v) < 0) {
+                bt_error(NULL, "pack: typesize '%s' is not 1..255", optarg);
+                goto usage;
+            }
+            p->cp.typesize = (int)v;
+            break;
+        case 's':
+            if (bt_parse_size(optarg, B2_MAX_NBYTES, &size) < 0 || size == 0) {
+                bt_error(NULL, "pack: chunksize '%s' is not 1..%d bytes", optarg, B2_MAX_NBYTES);
+                goto usage;
+            }
+            p->chunksize = (int32_t)size;
+            break;
+        case 'b':
+            if (bt_parse_size(optarg, B2_MAX_NBYTES, &size) < 0) {
+                bt_error(NULL, "pack: blocksize '%s' is not a size", optarg);
+                goto usage;
+            }
+            p->cp.blocksize = (int32_t)size;
+            break;
+        case 'h':
+            *status = bt_usage(pack_usage, BT_OK);
+            return -1;
+        default:
+            goto usage;
+        }
+    }
+    if (argc - optind == 2)
+        return 0;
+    bt_error(NULL, "pack: needs IN and OUT");
+usage:
+    *status = bt_usage(pack_usage, BT_USAGE);
+    return -1;
+}
+
+/* Reads up to len bytes (less only at the end of the input). */
+static ssize_t read_full(int fd, uint8_t *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = read(fd, buf + got, len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* Compresses everything from in into the new frame f. */
+static int fill_frame(b2_frame *f, const b2f_params *p, int in, const char *inname,
+                      const char *outname)
+{
+    uint8_t *buf = malloc((size_t)p->chunksize);
+    b2_cctx *cctx = b2f_cctx_new(f);
+    if (!buf || !cctx) {
+        free(buf);
+        b2_cctx_free(cctx);
+        bt_error(outname, cctx ? "out of memory" : "these parameters cannot be used together");
+        return BT_FAIL;
+    }
+    struct stat st;
+    bt_progress prog;
+    bt_progress_begin(&prog, "pack", fstat(in, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0);
+    int status = BT_OK;
+    int64_t n = 0, done = 0, staged = 0;
+    char err[512] = "";
+    for (;;) {
+        ssize_t got = read_full(in, buf, (size_t)p->chunksize);
+        if (got < 0) {
+            bt_error(inname, "read failed: %s", strerror(errno));
+            status = BT_FAIL;
+            break;
+        }
+        if (got == 0)
+            break;
+        int rc = b2f_update_chunk(f, cctx, n, buf, (size_t)got);
+        if (rc < 0) {
+            bt_error(outname, "chunk %lld: %s", (long long)n, b2f_strerror(rc));
+            status = BT_FAIL;
+            break;
+        }
+        n++;
+        done += got;
+        staged += got;
+        bt_progress_update(&prog, done);
+        if (staged >= COMMIT_EVERY) {
+            if ((rc = b2f_commit(f, 0, err, sizeof err)) < 0) {
+                bt_error(outname, "commit: %s", bt_reason(rc, err));
+                status = BT_FAIL;
+                break;
+            }
+            staged = 0;
+        }
+        if (got < p->chunksize)
+            break;
+    }
+    bt_progress_end(&prog);
+    if (status == BT_OK) {
+        int rc = b2f_commit(f, 1, err, sizeof err);
+        if (rc < 0) {
+            bt_error(outname, "commit: %s", bt_reason(rc, err));
+            status = BT_FAIL;
+        }
+    }
+    b2_cctx_free(cctx);
+    free(buf);
+    return status;
+}
+
+int bt_cmd_pack(int argc, char **argv)
+{
+    b2f_params p;
+    int status;
+    if (parse_params(argc, argv, &p, &status) < 0)
+        return status;
+    const char *inname = argv[optind], *outname = argv[optind + 1];
+    int in = strcmp(inname, "-") ? open(inname, O_RDONLY) : STDIN_FILENO;
+    if (in < 0) {
+        bt_error(inname, "%s", strerror(errno));
+        return BT_FAIL;
+    }
+    char tmp[4096];
+    int out = bt_temp_next_to(outname, tmp, sizeof tmp);
+    if (out < 0) {
+        if (in != STDIN_FILENO)
+            close(in);
+        return BT_FAIL;
+    }
+    b2_frame *f;
+    char err[512] = "";
+    int rc = b2f_create(&f, out, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
+    if (rc < 0) {
+        bt_error(outname, "%s", bt_reason(rc, err));
+        status = BT_FAIL;
+    } else {
+        status = fill_frame(f, &p, in, inname, outname);
+        b2f_close(f);
+    }
+    if (in != STDIN_FILENO)
+        close(in);
+    if (status != BT_OK) {
+        close(out);
+        unlink(tmp);
+        return status;
+    }
+    return bt_commit_temp(out, tmp, outname) == 0 ? BT_OK : BT_FAIL;
+}
