@@ -1,1 +1,8 @@
 # tests of frame/
+# Bloscpack reader (b2frame engineer)
+check_PROGRAMS += tests/test_bloscpack
+TESTS += tests/test_bloscpack
+UNIT_TESTS += tests/test_bloscpack
+tests_test_bloscpack_SOURCES = tests/test_bloscpack.c
+tests_test_bloscpack_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_bloscpack_LDADD = $(FRAME_LIBS) $(TEST_LIBS)

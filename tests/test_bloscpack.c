@@ -304,7 +304,7 @@ static void trailing_bytes(uint8_t *b, size_t *len) { memset(b + *len, 0, 7); *l
 static void trailing_header(uint8_t *b, size_t *len) { memset(b + *len, 0, 40); *len += 40; }
 static void cbytes_lies(uint8_t *b, size_t *len) { put_i32(b + 32 + 12, 65536 + 16); }
 static void cbytes_small(uint8_t *b, size_t *len) { put_i32(b + 64 + 12, 8); }
-static void blosc_version_bad(uint8_t *b, size_t *len) { b[64] = 99; }
+static void blosc_version_bad(uint8_t *b, size_t *len) { b[64] = 0; }
 
 /* Each edit of a good file, and the code it must be refused with. */
 static const struct bad_case {
@@ -341,7 +341,7 @@ static const struct bad_case {
     {UNKNOWN, trailing_header, B2E_VERSION, "walk: zeros where a chunk should be"},
     {NO_TABLE, cbytes_lies, B2F_ERANGE, "walk: cbytes past the end"},
     {WITH_TABLE, cbytes_small, B2E_HEADER, "cbytes smaller than a header"},
-    {WITH_TABLE, blosc_version_bad, B2E_VERSION, "Blosc version 99"},
+    {WITH_TABLE, blosc_version_bad, B2E_VERSION, "Blosc version 0"},
 };
 
 START_TEST(test_bad_input)
