@@ -5,4 +5,16 @@ frame_libb2frame_a_SOURCES = \
 	frame/frame.h \
 	frame/bloscpack.h \
 	frame/bloscpack.c
+frame_libb2frame_a_SOURCES += \
+	frame/frame_int.h \
+	frame/fio.c \
+	frame/msgsec.c \
+	frame/header.c \
+	frame/trailer.c \
+	frame/index.c \
+	frame/open.c \
+	frame/read.c \
+	frame/write.c \
+	frame/commit.c \
+	frame/meta.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

@@ -1,0 +1,439 @@
+/* frame/: writing frames to disk: commit, create, compaction.
+ *
+ * A commit appends the new chunks after the end of the committed frame, then the index
+ * chunk and the trailer, and rewrites the header last. C-Blosc2 finds the trailer from
+ * the header's frame length and the index at header_len + cbytes, so until the header
+ * is rewritten the file still holds the old frame (the appended bytes lie past its
+ * end); afterwards the old index and trailer are dead space inside the chunks region. */
+#include <string.h>
+
+#include "frame/frame_int.h"
+
+/* The header image for the frame's current state with these sizes. */
+static int header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
+                        b2f_hdr *h)
+{
+    *h = f->h;
+    b2f_cparams_to_hdr(&f->wp, h);
+    h->frame_len = frame_len;
+    h->nbytes = f->nbytes;
+    h->cbytes = cbytes;
+    h->chunksize = f->variable ? 0 : f->wp.chunksize;
+    h->has_vlmeta = f->nvlmeta > 0;
+    uint8_t *img = malloc((size_t)f->h.header_len);
+    if (!img)
+        return B2E_NOMEM;
+    memcpy(img, f->hdr, (size_t)f->h.header_len);
+    b2f_hdr_patch(img, h);
+    *out = img;
+    return 0;
+}
+
+/* Where a frame's tail went: index chunk (if any chunks) then trailer. */
+typedef struct tail_pos {
+    uint64_t index_off, trailer_off, end;
+} tail_pos;
+
+static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n, uint64_t pos,
+                       uint64_t *next)
+{
+    uint8_t *idx;
+    int32_t icb;
+    int rc = b2f_index_encode(offs, n, &idx, &icb);
+    if (rc < 0)
+        return rc;
+    rc = b2f_io_pwrite(&f->io, fd, idx, (size_t)icb, pos);
+    free(idx);
+    *next = pos + (uint64_t)icb;
+    return rc;
+}
+
+static int write_tail(const b2_frame *f, int fd, const int64_t *offs, uint64_t pos, tail_pos *t)
+{
+    int rc = 0;
+    t->index_off = pos;
+    if (f->nbytes > 0 && (rc = write_index(f, fd, offs, f->nchunks, pos, &pos)) < 0)
+        return rc;
+    uint8_t *tr;
+    size_t tl;
+    if ((rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &tr, &tl)) < 0)
+        return rc;
+    rc = b2f_io_pwrite(&f->io, fd, tr, tl, pos);
+    free(tr);
+    t->trailer_off = pos;
+    t->end = pos + tl;
+    return rc;
+}
+
+static int sync_if(const b2_frame *f, int durable)
+{
+    return durable && f->io.fdatasync(f->fd) != 0 ? B2E_IO : 0;
+}
+
+/* After the header write: what was staged is the committed state. */
+static void settle(b2_frame *f, const int64_t *offs, const b2f_hdr *h, const uint8_t *img,
+                   const tail_pos *t)
+{
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        if (f->chunks[i].data) {
+            free(f->chunks[i].data);
+            f->chunks[i].data = NULL;
+            if (f->lays && f->lays[i]) {   /* its cached layout points at the freed copy */
+                b2_chunk_layout_free(&f->lays[i]->lay);
+                free(f->lays[i]);
+                f->lays[i] = NULL;
+            }
+        }
+        f->chunks[i].off = offs[i];
+    }
+    f->h = *h;
+    memcpy(f->hdr, img, (size_t)h->header_len);
+    f->trailer_len = (uint32_t)(t->end - t->trailer_off);
+    f->dirty = 0;
+}
+
+/* Header last, with syncs around it; then drop whatever lies past the new frame. */
+static int write_header(b2_frame *f, int durable, const int64_t *offs, const b2f_hdr *h,
+                        const uint8_t *img, const tail_pos *t, char *err, size_t errlen)
+{
+    int rc = sync_if(f, durable);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
+    rc = b2f_io_pwrite(&f->io, f->fd, img, (size_t)h->header_len, 0);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
+    settle(f, offs, h, img, t);
+    if ((rc = sync_if(f, durable)) < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
+    if (f->file_size > (int64_t)t->end && f->io.ftruncate(f->fd, (off_t)t->end) != 0)
+        return b2f_fail(err, errlen, B2E_IO, "cannot truncate the file to the frame end %llu",
+                        (unsigned long long)t->end);
+    f->file_size = (int64_t)t->end;
+    return 0;
+}
+
+/* Appends the staged chunks at *pos; offs gets every chunk's index entry. */
+static int write_chunks(const b2_frame *f, int64_t *offs, uint64_t *pos)
+{
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        offs[i] = c->off;
+        if (!c->data)
+            continue;
+        int rc = b2f_io_pwrite(&f->io, f->fd, c->data, (size_t)c->cbytes, *pos);
+        if (rc < 0)
+            return rc;
+        offs[i] = (int64_t)*pos - f->h.header_len;
+        *pos += (uint64_t)c->cbytes;
+    }
+    return 0;
+}
+
+static int commit_regular(b2_frame *f, int durable, char *err, size_t errlen)
+{
+    int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
+    if (!offs)
+        return B2E_NOMEM;
+    uint64_t pos = (uint64_t)f->h.frame_len;
+    tail_pos t;
+    uint8_t *img = NULL;
+    b2f_hdr h;
+    int rc = write_chunks(f, offs, &pos);
+    if (rc < 0)
+        rc = b2f_fail(err, errlen, rc, "cannot write chunks at %llu: %s", (unsigned long long)pos,
+                      b2f_strerror(rc));
+    else if ((rc = write_tail(f, f->fd, offs, pos, &t)) < 0)
+        rc = b2f_fail(err, errlen, rc, "cannot write the index and trailer: %s", b2f_strerror(rc));
+    else if ((rc = header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img,
+                                &h)) == 0)
+        rc = write_header(f, durable, offs, &h, img, &t, err, errlen);
+    free(img);
+    free(offs);
+    return rc;
+}
+
+/* Reads and decodes the committed index chunk from disk into *offs (*n entries). */
+static int read_old_index(b2_frame *f, int64_t **offs, int64_t *n)
+{
+    int64_t at = (int64_t)f->h.header_len + f->h.cbytes;
+    int64_t len = f->h.frame_len - f->trailer_len - at;
+    uint8_t *ib = len >= B2_HEADER_LEN && len <= B2_MAX_NBYTES ? malloc((size_t)len) : NULL;
+    if (!ib)
+        return B2F_EINDEX;
+    b2_chunk_info ci;
+    int rc = b2f_io_pread(&f->io, f->fd, ib, (size_t)len, (uint64_t)at);
+    if (rc == 0)
+        rc = b2_chunk_parse_header(ib, (size_t)len, &ci);
+    int64_t *o = NULL;
+    if (rc == 0) {
+        o = malloc((size_t)ci.nbytes + 8);
+        b2_dctx *d = b2_dctx_new();
+        rc = o && d ? b2_chunk_decode(d, ib, (size_t)len, o, (size_t)ci.nbytes) : B2E_NOMEM;
+        b2_dctx_free(d);
+    }
+    free(ib);
+    if (rc < 0) {
+        free(o);
+        return rc;
+    }
+    for (int64_t i = 0; i < rc / 8; i++) {   /* stored little-endian */
+        uint8_t *p = (uint8_t *)&o[i];
+        uint64_t v = 0;
+        for (int b = 7; b >= 0; b--)
+            v = (v << 8) | p[b];
+        o[i] = (int64_t)v;
+    }
+    *offs = o;
+    *n = rc / 8;
+    return 0;
+}
+
+/* First step of committing an empty frame, whose trailer C-Blosc2 reads right after the
+ * header: commit the old contents again with every chunk that lies in the first `need`
+ * bytes after the header copied to the end, so that the next step overwrites only dead
+ * space. */
+static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_t errlen)
+{
+    int64_t *offs, n;
+    int rc = read_old_index(f, &offs, &n);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot re-read the committed index: %s", b2f_strerror(rc));
+    uint64_t hl = (uint64_t)f->h.header_len;
+    uint64_t pos = (uint64_t)f->h.frame_len > hl + need ? (uint64_t)f->h.frame_len : hl + need;
+    uint8_t *buf = NULL;
+    for (int64_t i = 0; i < n && rc >= 0; i++) {
+        if (offs[i] < 0 || (uint64_t)offs[i] >= need)
+            continue;
+        uint8_t hb[B2_HEADER_LEN];
+        b2_chunk_info ci;
+        rc = b2f_io_pread(&f->io, f->fd, hb, sizeof hb, hl + (uint64_t)offs[i]);
+        if (rc == 0)
+            rc = b2_chunk_parse_header(hb, sizeof hb, &ci);
+        if (rc == 0) {
+            free(buf);
+            buf = malloc((size_t)ci.cbytes);
+            rc = buf ? b2f_io_pread(&f->io, f->fd, buf, (size_t)ci.cbytes, hl + (uint64_t)offs[i])
+                     : B2E_NOMEM;
+        }
+        if (rc == 0)
+            rc = b2f_io_pwrite(&f->io, f->fd, buf, (size_t)ci.cbytes, pos);
+        offs[i] = (int64_t)(pos - hl);
+        pos += rc == 0 ? (uint64_t)ci.cbytes : 0;
+    }
+    free(buf);
+    uint64_t index_off = pos, end = 0;
+    uint8_t *tr = NULL, *img = NULL;
+    if (rc == 0)
+        rc = write_index(f, f->fd, offs, n, pos, &pos);
+    if (rc == 0) {   /* the committed trailer, unchanged */
+        tr = malloc(f->trailer_len);
+        img = malloc(hl);
+        rc = tr && img ? b2f_io_pread(&f->io, f->fd, tr, f->trailer_len,
+                                      (uint64_t)f->h.frame_len - f->trailer_len) : B2E_NOMEM;
+    }
+    if (rc == 0)
+        rc = b2f_io_pwrite(&f->io, f->fd, tr, f->trailer_len, pos);
+    if (rc == 0)
+        rc = b2f_io_pread(&f->io, f->fd, img, hl, 0);
+    if (rc == 0) {
+        end = pos + f->trailer_len;
+        b2f_be_put(img + HP_FRAME_LEN, end, 8);
+        b2f_be_put(img + HP_CBYTES, index_off - hl, 8);
+        rc = sync_if(f, durable);
+    }
+    if (rc == 0)
+        rc = b2f_io_pwrite(&f->io, f->fd, img, hl, 0);
+    if (rc == 0) {
+        f->h.frame_len = (int64_t)end;
+        f->h.cbytes = (int64_t)(index_off - hl);
+        if (f->file_size < (int64_t)end)
+            f->file_size = (int64_t)end;
+        rc = sync_if(f, durable);
+    }
+    free(tr);
+    free(img);
+    free(offs);
+    return rc < 0 ? b2f_fail(err, errlen, rc, "cannot move chunks away from the header: %s",
+                             b2f_strerror(rc)) : 0;
+}
+
+/* C-Blosc2 reads the trailer of a frame without data right after the header. */
+static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
+{
+    uint8_t *tr, *img = NULL;
+    size_t tl;
+    int rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &tr, &tl);
+    if (rc < 0)
+        return rc;
+    uint64_t hl = (uint64_t)f->h.header_len;
+    if (f->h.nbytes > 0)
+        rc = clear_front(f, tl, durable, err, errlen);
+    /* An empty frame whose trailer changes is rewritten in place: there is nowhere else
+     * C-Blosc2 would look for it. */
+    if (rc == 0 && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
+        rc = b2f_fail(err, errlen, rc, "cannot write the trailer: %s", b2f_strerror(rc));
+    tail_pos t = {hl, hl, hl + tl};
+    b2f_hdr h;
+    if (rc == 0 && (rc = header_image(f, (int64_t)t.end, 0, &img, &h)) == 0)
+        rc = write_header(f, durable, NULL, &h, img, &t, err, errlen);
+    free(img);
+    free(tr);
+    return rc;
+}
+
+int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    if (!f->dirty)
+        return 0;
+    return f->nbytes > 0 ? commit_regular(f, durable, err, errlen)
+                         : commit_empty(f, durable, err, errlen);
+}
+
+int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME)
+        return b2f_fail(err, errlen, B2F_ERDONLY, "only contiguous frames can be compacted");
+    int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
+    if (!offs)
+        return B2E_NOMEM;
+    uint64_t pos = (uint64_t)f->h.header_len;
+    int rc = 0;
+    for (int64_t i = 0; i < f->nchunks && rc == 0; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        offs[i] = c->off;
+        if (!c->data && c->off < 0)
+            continue;
+        uint8_t *raw;
+        int32_t cb;
+        if ((rc = b2f_read_raw_chunk(f, i, &raw, &cb)) < 0) {
+            rc = b2f_fail(err, errlen, rc, "chunk %lld: cannot read it: %s", (long long)i,
+                          b2f_strerror(rc));
+            break;
+        }
+        rc = b2f_io_pwrite(&f->io, out_fd, raw, (size_t)cb, pos);
+        free(raw);
+        offs[i] = (int64_t)pos - f->h.header_len;
+        pos += (uint64_t)cb;
+    }
+    tail_pos t;
+    uint8_t *img = NULL;
+    b2f_hdr h;
+    if (rc == 0)
+        rc = write_tail(f, out_fd, offs, pos, &t);
+    if (rc == 0)
+        rc = header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img, &h);
+    if (rc == 0)
+        rc = b2f_io_pwrite(&f->io, out_fd, img, (size_t)h.header_len, 0);
+    free(img);
+    free(offs);
+    if (rc < 0 && err && errlen && !err[0])
+        b2f_fail(err, errlen, rc, "cannot write the compacted frame: %s", b2f_strerror(rc));
+    return rc;
+}
+
+typedef struct span { int64_t a, b; } span;
+
+static int cmp_span(const void *x, const void *y)
+{
+    const span *p = x, *q = y;
+    return p->a < q->a ? -1 : p->a > q->a;
+}
+
+int64_t b2f_dead_bytes(b2_frame *f)
+{
+    if (f->kind != B2F_KIND_FRAME || f->h.nbytes == 0)
+        return 0;
+    span *s = malloc((size_t)(f->nchunks + 1) * sizeof *s);
+    if (!s)
+        return B2E_NOMEM;
+    int64_t n = 0;
+    for (int64_t i = 0; i < f->nchunks; i++)
+        if (!f->chunks[i].data && f->chunks[i].off >= 0)
+            s[n++] = (span){f->chunks[i].off, f->chunks[i].off + f->chunks[i].cbytes};
+    qsort(s, (size_t)n, sizeof *s, cmp_span);
+    int64_t live = 0, reach = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = s[i].a > reach ? s[i].a : reach;
+        if (s[i].b > a)
+            live += s[i].b - a;
+        if (s[i].b > reach)
+            reach = s[i].b;
+    }
+    free(s);
+    return f->h.cbytes - live;
+}
+
+static int check_params(const b2f_params *p)
+{
+    if (p->chunksize <= 0 || p->chunksize > B2_MAX_NBYTES || p->cp.typesize < 1 ||
+        p->cp.typesize > 255)
+        return B2E_PARAM;
+    b2_cctx *c = b2_cctx_new(&p->cp);
+    if (!c)
+        return B2E_PARAM;
+    b2_cctx_free(c);
+    return 0;
+}
+
+int b2f_create(b2_frame **out, int fd, const b2f_params *p, int nmeta, const char *const *names,
+               const void *const *values, const size_t *lens, const b2f_io *io, char *err,
+               size_t errlen)
+{
+    *out = NULL;
+    if (check_params(p) < 0)
+        return b2f_fail(err, errlen, B2E_PARAM, "bad frame parameters");
+    if (nmeta < 0 || nmeta > B2F_MAX_META)
+        return b2f_fail(err, errlen, B2F_EMETA, "%d metalayers, at most %d", nmeta, B2F_MAX_META);
+    uint32_t l32[B2F_MAX_META];
+    for (int i = 0; i < nmeta; i++) {
+        size_t nl = strlen(names[i]);
+        if (nl == 0 || nl > B2F_META_NAME_MAX || lens[i] > (size_t)B2F_MAX_HEADER_LEN)
+            return b2f_fail(err, errlen, B2F_EMETA, "metalayer '%s': name or value size out of "
+                            "bounds", names[i]);
+        for (int j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return b2f_fail(err, errlen, B2F_EMETA, "metalayer '%s' given twice", names[i]);
+        l32[i] = (uint32_t)lens[i];
+    }
+    b2f_hdr h;
+    memset(&h, 0, sizeof h);
+    h.gflags = 0x10 | B2F_FORMAT_VERSION;   /* 64-bit offsets */
+    h.nthreads_c = h.nthreads_d = 1;
+    b2f_cparams_to_hdr(p, &h);
+    h.chunksize = p->chunksize;
+    uint8_t *hdr, *tr;
+    size_t hl, tl;
+    int rc = b2f_hdr_build(&h, nmeta, names, values, l32, &hdr, &hl);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot build the header: %s", b2f_strerror(rc));
+    if ((rc = b2f_trailer_build(NULL, 0, &tr, &tl)) < 0) {
+        free(hdr);
+        return rc;
+    }
+    h.header_len = (int32_t)hl;
+    h.frame_len = (int64_t)(hl + tl);
+    b2f_hdr_patch(hdr, &h);
+    uint8_t *img = malloc(hl + tl);
+    b2f_io fio;
+    b2f_io_init(&fio, io);
+    if (img) {
+        memcpy(img, hdr, hl);
+        memcpy(img + hl, tr, tl);
+        rc = b2f_io_pwrite(&fio, fd, img, hl + tl, 0);
+    } else {
+        rc = B2E_NOMEM;
+    }
+    free(img);
+    free(hdr);
+    free(tr);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot write the new frame: %s", b2f_strerror(rc));
+    b2_frame *f;
+    if ((rc = b2f_open(&f, fd, B2F_RDWR, io, err, errlen)) < 0)
+        return rc;
+    f->wp = *p;
+    *out = f;
+    return 0;
+}

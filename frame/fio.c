@@ -1,0 +1,121 @@
+/* frame/: I/O through the b2f_io table, error texts, byte order helpers. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame/frame_int.h"
+
+int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *b2f_strerror(int code)
+{
+    switch (code) {
+    case 0: return "success";
+    case B2F_EFORMAT: return "not a Blosc2 frame or Bloscpack file";
+    case B2F_EHEADER: return "frame header field out of bounds or inconsistent";
+    case B2F_EINDEX: return "chunk index does not decode or points outside the data";
+    case B2F_ETRAILER: return "frame trailer or vlmetalayers out of bounds";
+    case B2F_EMETA: return "metalayer count, name or length out of bounds";
+    case B2F_ECHECKSUM: return "Bloscpack checksum mismatch";
+    case B2F_ERDONLY: return "container is read only";
+    case B2F_ERANGE: return "chunk number, offset or size out of range";
+    case B2F_ENOTFOUND: return "no metalayer of that name";
+    case B2F_ETOOBIG: return "declared sizes beyond what b2fs accepts";
+    default: break;
+    }
+    if (code < 0 && code >= -19)
+        return b2_strerror(code);
+    if (code < 0)
+        return strerror(-code);
+    return "unknown error";
+}
+
+/* -errno, except where that would read as a codec or frame code: then B2E_IO. */
+static int errno_code(int e)
+{
+    if (e <= 19 || (e >= 100 && e <= 109))
+        return B2E_IO;
+    return -e;
+}
+
+static ssize_t sys_pread(int fd, void *buf, size_t len, off_t off) { return pread(fd, buf, len, off); }
+static ssize_t sys_pwrite(int fd, const void *buf, size_t len, off_t off) { return pwrite(fd, buf, len, off); }
+
+void b2f_io_init(b2f_io *dst, const b2f_io *src)
+{
+    memset(dst, 0, sizeof *dst);
+    if (src)
+        *dst = *src;
+    if (!dst->pread)
+        dst->pread = sys_pread;
+    if (!dst->pwrite)
+        dst->pwrite = sys_pwrite;
+    if (!dst->fdatasync)
+        dst->fdatasync = fdatasync;
+    if (!dst->ftruncate)
+        dst->ftruncate = ftruncate;
+}
+
+int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off)
+{
+    uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t r = io->pread(fd, p, len, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno_code(errno);
+        }
+        if (r == 0)
+            return B2E_TRUNCATED;   /* the file ended early: someone truncated it */
+        p += r;
+        len -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t r = io->pwrite(fd, p, len, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno_code(errno);
+        }
+        if (r == 0)
+            return B2E_IO;
+        p += r;
+        len -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+uint64_t b2f_be_get(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+void b2f_be_put(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}

@@ -1,0 +1,191 @@
+/* frame/: private definitions shared by the frame sources (not part of the contract). */
+#ifndef B2FS_FRAME_INT_H
+#define B2FS_FRAME_INT_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "frame/bloscpack.h"
+#include "frame/frame.h"
+
+/* Byte positions in the fixed part of the msgpack header, where C-Blosc2 reads and
+ * patches fields in place (see README_CFRAME_FORMAT.rst). */
+enum {
+    HP_MAGIC = 2,          /* "b2frame\0" after 0x9e 0xa8 */
+    HP_HEADER_LEN = 11,    /* int32 after 0xd2 */
+    HP_FRAME_LEN = 16,     /* uint64 after 0xcf */
+    HP_FLAGS = 25,         /* general flags, after 0xa4 */
+    HP_FRAME_TYPE = 26,
+    HP_CODEC_FLAGS = 27,
+    HP_OTHER_FLAGS = 28,
+    HP_NBYTES = 30,        /* int64 after 0xd3 */
+    HP_CBYTES = 39,        /* int64 after 0xd3 */
+    HP_TYPESIZE = 48,      /* int32 after 0xd2 */
+    HP_BLOCKSIZE = 53,
+    HP_CHUNKSIZE = 58,
+    HP_NTHREADS_C = 63,    /* int16 after 0xd1 */
+    HP_NTHREADS_D = 66,
+    HP_HAS_VLMETA = 68,    /* 0xc2 / 0xc3 */
+    HP_FILTERS = 70,       /* fixext16 type byte = number of filters; 0xd8 before it */
+    HP_UDCODEC = 77,
+    HP_CODEC_META = 78,
+    HP_FILTERS_META = 79,
+    HP_OTHER_FLAGS2 = 85,
+    HP_META = 87,          /* the metalayers section: 0x93 ... */
+};
+
+#define B2F_HEADER_MINLEN 87
+#define B2F_TRAILER_MINLEN 25   /* ce + uint32 + d8 + type + 16 bytes, plus 2 leading bytes */
+#define B2F_TRAILER_VERSION 1
+#define B2F_FORMAT_VERSION 2    /* what C-Blosc2 writes for fixed-size chunks */
+#define B2F_MAX_FORMAT_VERSION 3
+#define B2F_VARIABLE_CHUNKS 0x40
+#define B2F_VL_BLOCKS 0x80
+#define B2F_USE_DICT 0x01
+
+/* What b2fs accepts: more is refused with B2F_ETOOBIG before anything is allocated. */
+#define B2F_MAX_NCHUNKS ((int64_t)1 << 24)
+#define B2F_MAX_HEADER_LEN (64 << 20)
+#define B2F_MAX_TRAILER_LEN (256 << 20)
+#define B2F_MAX_META 16
+#define B2F_MAX_VLMETA 8192
+#define B2F_META_NAME_MAX 31
+
+/* An index entry with bit 63 set is a special chunk: bits 56..58 give the kind. */
+#define B2F_OFF_SPECIAL(kind) ((int64_t)(((uint64_t)1 << 63) | ((uint64_t)(kind) << 56)))
+
+/* The parsed fixed part of a frame header. */
+typedef struct b2f_hdr {
+    int32_t header_len;
+    int64_t frame_len, nbytes, cbytes;
+    uint8_t gflags, frame_type, codec_flags, other_flags;
+    int32_t typesize, blocksize, chunksize;
+    int16_t nthreads_c, nthreads_d;
+    int has_vlmeta;
+    uint8_t nfilters;
+    uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
+    uint8_t udcodec, codec_meta, other_flags2;
+} b2f_hdr;
+
+/* One entry of a metalayer section: name -> value at buf[off + 5], len bytes. */
+typedef struct b2f_mentry {
+    char name[B2F_META_NAME_MAX + 1];
+    uint32_t off, len;
+} b2f_mentry;
+
+/* A variable-length metalayer: its content as stored (a Blosc chunk). */
+typedef struct b2f_vlmeta {
+    char name[B2F_META_NAME_MAX + 1];
+    uint8_t *data;
+    uint32_t len;
+} b2f_vlmeta;
+
+/* One chunk of the frame. off is relative to the header start (>= 0), or a special
+ * encoding (< 0, see B2F_OFF_SPECIAL). A staged chunk (data != NULL) is not on disk yet. */
+typedef struct b2f_chunk {
+    int64_t off;
+    int32_t cbytes;         /* stored bytes (0 for specials kept in the index) */
+    int32_t nbytes;
+    uint8_t special;        /* enum b2_special, from the index or the chunk header */
+    uint8_t *data;          /* staged chunk (owned), or NULL */
+} b2f_chunk;
+
+/* A cached chunk layout, and for specials kept in the index, the chunk made for it. */
+typedef struct b2f_lay {
+    b2_chunk_layout lay;
+    uint8_t *mem;           /* chunk bytes in memory (staged or made), or NULL: on disk */
+    size_t mem_len;
+    uint8_t made[B2_HEADER_LEN + 8];
+} b2f_lay;
+
+struct b2_frame {
+    pthread_mutex_t lock;   /* guards lays; first, so that refresh can copy the rest */
+    int kind, fd, writable;
+    b2f_io io;
+    b2_bloscpack *bp;
+
+    /* contiguous frame, as committed */
+    b2f_hdr h;
+    uint8_t *hdr;           /* the header bytes (h.header_len) */
+    uint32_t trailer_len;
+    int64_t file_size;      /* at open / last commit */
+    int nmeta;
+    b2f_mentry meta[B2F_MAX_META];
+    int nvlmeta;
+    b2f_vlmeta *vlmeta;     /* nvlmeta entries (vlmeta_cap slots) */
+    int vlmeta_cap;
+
+    /* contents: committed and staged */
+    int variable;           /* chunks of any size (header chunksize 0) */
+    int64_t nchunks, cap;
+    b2f_chunk *chunks;
+    uint64_t *starts;       /* variable only: content offset of chunk i (nchunks + 1) */
+    int64_t nbytes;
+    int dirty;              /* staged changes not committed */
+
+    /* parameters for chunks written from now on */
+    b2f_params wp;
+
+    b2f_lay **lays;         /* per chunk (cap slots), allocated on first use */
+};
+
+/* err helpers: write a reason and return code. */
+int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* I/O through the frame's table: whole reads/writes or a negative code. */
+int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off);
+int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off);
+void b2f_io_init(b2f_io *dst, const b2f_io *src);
+
+/* Big-endian helpers. */
+uint64_t b2f_be_get(const uint8_t *p, int n);
+void b2f_be_put(uint8_t *p, uint64_t v, int n);
+
+/* header.c */
+int b2f_hdr_parse(const uint8_t *buf, size_t len, b2f_hdr *h, char *err, size_t errlen);
+/* Checks the whole header as msgpack and reads its metalayer section. */
+int b2f_hdr_parse_meta(const uint8_t *hdr, size_t len, b2f_mentry *meta, int *nmeta, char *err,
+                       size_t errlen);
+/* Builds a header with these metalayers (values copied); *out malloc'ed. */
+int b2f_hdr_build(const b2f_hdr *h, int nmeta, const char *const *names,
+                  const void *const *values, const uint32_t *lens, uint8_t **out, size_t *len);
+/* Patches the fields that change at commit into a header image. */
+void b2f_hdr_patch(uint8_t *hdr, const b2f_hdr *h);
+
+/* trailer.c */
+int b2f_trailer_parse(const uint8_t *buf, size_t len, b2f_vlmeta **vl, int *nvl, char *err,
+                      size_t errlen);
+int b2f_trailer_build(const b2f_vlmeta *vl, int nvl, uint8_t **out, size_t *len);
+
+/* Shared by header and trailer: the [idx_size, {name: offset}, [bin32...]] section. */
+int b2f_metasec_parse(const uint8_t *buf, size_t len, size_t pos, int maxn, b2f_mentry **out,
+                      int *n, size_t *end, const char *what, char *err, size_t errlen);
+struct msgpack_sbuffer;
+/* Appends a section at the end of sb (values' offsets relative to the start of sb);
+ * *map_end gets the position just past the name map, for the idx_size field. */
+int b2f_metasec_build(struct msgpack_sbuffer *sb, int n, const char *const *names,
+                      const void *const *values, const uint32_t *lens, size_t *map_end);
+
+/* index.c */
+int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err, size_t errlen);
+int b2f_index_encode(const int64_t *offs, int64_t n, uint8_t **out, int32_t *cbytes);
+int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbytes);
+
+/* open.c */
+int b2f_open_frame(b2_frame *f, char *err, size_t errlen);
+void b2f_release(b2_frame *f);
+void b2f_lays_drop(b2_frame *f, int64_t from);
+int b2f_rebuild_starts(b2_frame *f);
+
+/* read.c */
+int64_t b2f_live_cbytes(b2_frame *f);
+/* Makes the index-kept special chunk n into buf (B2_HEADER_LEN + 8 bytes). */
+int b2f_make_special(const b2_frame *f, int64_t n, uint8_t *buf, size_t cap);
+
+/* The cparams of a frame header and back. */
+void b2f_hdr_to_cparams(const b2f_hdr *h, b2f_params *p);
+void b2f_cparams_to_hdr(const b2f_params *p, b2f_hdr *h);
+
+#endif

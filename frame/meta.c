@@ -1,0 +1,141 @@
+/* frame/: metalayers (in the header, fixed at creation) and vlmetalayers (in the
+ * trailer, each a Blosc chunk). */
+#include <string.h>
+
+#include "frame/frame_int.h"
+
+static int find_meta(const b2_frame *f, const char *name)
+{
+    for (int i = 0; i < f->nmeta; i++)
+        if (strcmp(f->meta[i].name, name) == 0)
+            return i;
+    return B2F_ENOTFOUND;
+}
+
+static int find_vlmeta(const b2_frame *f, const char *name)
+{
+    for (int i = 0; i < f->nvlmeta; i++)
+        if (strcmp(f->vlmeta[i].name, name) == 0)
+            return i;
+    return B2F_ENOTFOUND;
+}
+
+int b2f_meta_count(b2_frame *f)
+{
+    return f->nmeta;
+}
+
+const char *b2f_meta_name(b2_frame *f, int i)
+{
+    return i >= 0 && i < f->nmeta ? f->meta[i].name : NULL;
+}
+
+int b2f_meta_get(b2_frame *f, const char *name, const uint8_t **val, size_t *len)
+{
+    int i = find_meta(f, name);
+    if (i < 0)
+        return i;
+    *val = f->hdr + f->meta[i].off + 5;
+    *len = f->meta[i].len;
+    return 0;
+}
+
+int b2f_meta_update(b2_frame *f, const char *name, const void *val, size_t len)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    int i = find_meta(f, name);
+    if (i < 0)
+        return i;
+    if (len != f->meta[i].len)
+        return B2F_ERANGE;
+    memcpy(f->hdr + f->meta[i].off + 5, val, len);
+    f->dirty = 1;
+    return 0;
+}
+
+int b2f_vlmeta_count(b2_frame *f)
+{
+    return f->nvlmeta;
+}
+
+const char *b2f_vlmeta_name(b2_frame *f, int i)
+{
+    return i >= 0 && i < f->nvlmeta ? f->vlmeta[i].name : NULL;
+}
+
+int b2f_vlmeta_get(b2_frame *f, const char *name, uint8_t **val, size_t *len)
+{
+    int i = find_vlmeta(f, name);
+    if (i < 0)
+        return i;
+    const b2f_vlmeta *v = &f->vlmeta[i];
+    b2_chunk_info ci;
+    int rc = b2_chunk_parse_header(v->data, v->len, &ci);
+    if (rc < 0 || (uint32_t)ci.cbytes != v->len)
+        return B2F_EMETA;
+    uint8_t *out = malloc(ci.nbytes ? (size_t)ci.nbytes : 1);
+    b2_dctx *d = b2_dctx_new();
+    rc = out && d ? b2_chunk_decode(d, v->data, v->len, out, (size_t)ci.nbytes) : B2E_NOMEM;
+    b2_dctx_free(d);
+    if (rc < 0 || rc != ci.nbytes) {
+        free(out);
+        return rc < 0 ? rc : B2F_EMETA;
+    }
+    *val = out;
+    *len = (size_t)ci.nbytes;
+    return 0;
+}
+
+int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > B2F_META_NAME_MAX)
+        return B2F_EMETA;
+    uint8_t *enc;
+    uint32_t cb;
+    int rc = b2f_vlmeta_encode(val, len, &enc, &cb);
+    if (rc < 0)
+        return rc;
+    int i = find_vlmeta(f, name);
+    if (i < 0) {
+        if (f->nvlmeta >= B2F_MAX_VLMETA) {
+            free(enc);
+            return B2F_EMETA;
+        }
+        if (f->nvlmeta >= f->vlmeta_cap) {
+            int cap = f->vlmeta_cap * 2 + 4;
+            b2f_vlmeta *v = realloc(f->vlmeta, (size_t)cap * sizeof *v);
+            if (!v) {
+                free(enc);
+                return B2E_NOMEM;
+            }
+            f->vlmeta = v;
+            f->vlmeta_cap = cap;
+        }
+        i = f->nvlmeta++;
+        memset(&f->vlmeta[i], 0, sizeof f->vlmeta[i]);
+        memcpy(f->vlmeta[i].name, name, nl + 1);
+    }
+    free(f->vlmeta[i].data);
+    f->vlmeta[i].data = enc;
+    f->vlmeta[i].len = cb;
+    f->dirty = 1;
+    return 0;
+}
+
+int b2f_vlmeta_delete(b2_frame *f, const char *name)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    int i = find_vlmeta(f, name);
+    if (i < 0)
+        return i;
+    free(f->vlmeta[i].data);
+    memmove(f->vlmeta + i, f->vlmeta + i + 1, (size_t)(f->nvlmeta - i - 1) * sizeof *f->vlmeta);
+    f->nvlmeta--;
+    f->dirty = 1;
+    return 0;
+}

@@ -1,0 +1,279 @@
+/* frame/: opening and validating a container, stat, close, refresh. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "frame/frame_int.h"
+
+void b2f_params_default(b2f_params *p)
+{
+    memset(p, 0, sizeof *p);
+    b2_cparams_default(&p->cp);
+    p->chunksize = 1 << 20;
+}
+
+static int file_size(int fd, int64_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return B2E_IO;
+    *size = (int64_t)st.st_size;
+    return 0;
+}
+
+void b2f_lays_drop(b2_frame *f, int64_t from)
+{
+    if (!f->lays)
+        return;
+    for (int64_t i = from; i < f->cap; i++) {
+        if (f->lays[i]) {
+            b2_chunk_layout_free(&f->lays[i]->lay);
+            free(f->lays[i]);
+            f->lays[i] = NULL;
+        }
+    }
+}
+
+int b2f_rebuild_starts(b2_frame *f)
+{
+    if (!f->variable)
+        return 0;
+    uint64_t *s = realloc(f->starts, (size_t)(f->cap + 1) * sizeof *s);
+    if (!s)
+        return B2E_NOMEM;
+    f->starts = s;
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        s[i] = sum;
+        sum += (uint64_t)f->chunks[i].nbytes;
+    }
+    s[f->nchunks] = sum;
+    return 0;
+}
+
+/* Frees the frame state (not the struct, fd or lock), for close and refresh. */
+void b2f_release(b2_frame *f)
+{
+    b2f_lays_drop(f, 0);
+    free(f->lays);
+    f->lays = NULL;
+    for (int64_t i = 0; i < f->nchunks; i++)
+        free(f->chunks[i].data);
+    free(f->chunks);
+    f->chunks = NULL;
+    free(f->starts);
+    f->starts = NULL;
+    f->nchunks = f->cap = 0;
+    for (int i = 0; i < f->nvlmeta; i++)
+        free(f->vlmeta[i].data);
+    free(f->vlmeta);
+    f->vlmeta = NULL;
+    f->nvlmeta = f->vlmeta_cap = 0;
+    free(f->hdr);
+    f->hdr = NULL;
+    f->nmeta = 0;
+    if (f->bp)
+        b2bp_close(f->bp);
+    f->bp = NULL;
+}
+
+/* Reads n bytes at off into a new buffer. */
+static int read_new(b2_frame *f, uint64_t off, size_t n, uint8_t **out, const char *what, char *err,
+                    size_t errlen)
+{
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b)
+        return B2E_NOMEM;
+    int rc = b2f_io_pread(&f->io, f->fd, b, n, off);
+    if (rc < 0) {
+        free(b);
+        return b2f_fail(err, errlen, rc, "cannot read the %s (%zu bytes at %llu): %s", what, n,
+                        (unsigned long long)off, b2f_strerror(rc));
+    }
+    *out = b;
+    return 0;
+}
+
+int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
+{
+    int rc = file_size(f->fd, &f->file_size);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot stat the file");
+    uint8_t fixed[B2F_HEADER_MINLEN];
+    if (f->file_size < B2F_HEADER_MINLEN)
+        return b2f_fail(err, errlen, B2F_EFORMAT, "file of %lld bytes: too short for a frame",
+                        (long long)f->file_size);
+    rc = b2f_io_pread(&f->io, f->fd, fixed, sizeof fixed, 0);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot read the header: %s", b2f_strerror(rc));
+    b2f_hdr *h = &f->h;
+    rc = b2f_hdr_parse(fixed, sizeof fixed, h, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (h->frame_len > f->file_size)
+        return b2f_fail(err, errlen, B2F_EHEADER, "frame length %lld past the end of the file "
+                        "(%lld bytes)", (long long)h->frame_len, (long long)f->file_size);
+    if (h->header_len > B2F_MAX_HEADER_LEN)
+        return b2f_fail(err, errlen, B2F_ETOOBIG, "header of %d bytes", h->header_len);
+    rc = read_new(f, 0, (size_t)h->header_len, &f->hdr, "header", err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = b2f_hdr_parse_meta(f->hdr, (size_t)h->header_len, f->meta, &f->nmeta, err, errlen);
+    if (rc < 0)
+        return rc;
+
+    /* The trailer: its length sits 22 bytes before the frame end. */
+    uint8_t tail[B2F_TRAILER_MINLEN];
+    rc = b2f_io_pread(&f->io, f->fd, tail, sizeof tail, (uint64_t)(h->frame_len - sizeof tail));
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot read the trailer: %s", b2f_strerror(rc));
+    int64_t tl = (int64_t)b2f_be_get(tail + 3, 4);
+    if (tail[2] != 0xce || tl < B2F_TRAILER_MINLEN || tl > h->frame_len - h->header_len)
+        return b2f_fail(err, errlen, B2F_ETRAILER, "trailer length %lld at frame end %lld out of "
+                        "bounds (header %d bytes)", (long long)tl, (long long)h->frame_len,
+                        h->header_len);
+    if (tl > B2F_MAX_TRAILER_LEN)
+        return b2f_fail(err, errlen, B2F_ETOOBIG, "trailer of %lld bytes", (long long)tl);
+    f->trailer_len = (uint32_t)tl;
+    /* Without data C-Blosc2 reads the trailer right after the header. */
+    int64_t trailer_off = h->nbytes > 0 ? h->frame_len - tl : h->header_len;
+    uint8_t *tb;
+    rc = read_new(f, (uint64_t)trailer_off, (size_t)tl, &tb, "trailer", err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = b2f_trailer_parse(tb, (size_t)tl, &f->vlmeta, &f->nvlmeta, err, errlen);
+    free(tb);
+    if (rc < 0)
+        return rc;
+    f->vlmeta_cap = f->nvlmeta + 1;
+
+    f->variable = h->chunksize == 0 && h->nbytes > 0;
+    f->nbytes = h->nbytes;
+    if (h->nbytes > 0) {
+        int64_t index_off = (int64_t)h->header_len + h->cbytes;
+        if (h->cbytes > h->frame_len || index_off > trailer_off - B2_HEADER_LEN)
+            return b2f_fail(err, errlen, B2F_EHEADER, "header says %lld bytes of chunks after the "
+                            "%d-byte header: no room for the index before the trailer at %lld",
+                            (long long)h->cbytes, h->header_len, (long long)trailer_off);
+        rc = b2f_index_load(f, index_off, trailer_off - index_off, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
+    b2f_hdr_to_cparams(h, &f->wp);
+    if (f->wp.chunksize <= 0)
+        f->wp.chunksize = f->nchunks > 0 ? f->chunks[0].nbytes : (1 << 20);
+    return 0;
+}
+
+int b2f_open(b2_frame **out, int fd, int mode, const b2f_io *io, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (err && errlen)
+        err[0] = 0;
+    b2_frame *f = calloc(1, sizeof *f);
+    if (!f)
+        return B2E_NOMEM;
+    f->fd = fd;
+    b2f_io_init(&f->io, io);
+    pthread_mutex_init(&f->lock, NULL);
+    uint8_t magic[4] = {0};
+    int rc = b2f_io_pread(&f->io, fd, magic, sizeof magic, 0);
+    if (rc == 0 && b2bp_is_bloscpack(magic, sizeof magic)) {
+        f->kind = B2F_KIND_BLOSCPACK;
+        rc = mode == B2F_RDWR ? b2f_fail(err, errlen, B2F_ERDONLY, "Bloscpack files are read only")
+                              : b2bp_open(&f->bp, fd, &f->io, err, errlen);
+        if (rc == 0) {
+            f->nchunks = f->cap = b2bp_nchunks(f->bp);
+            f->nbytes = b2bp_nbytes(f->bp);
+        }
+    } else {
+        f->kind = B2F_KIND_FRAME;
+        f->writable = mode == B2F_RDWR;
+        rc = b2f_open_frame(f, err, errlen);
+    }
+    if (rc < 0) {
+        b2f_close(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void b2f_close(b2_frame *f)
+{
+    if (!f)
+        return;
+    if (f->kind == B2F_KIND_BLOSCPACK)
+        f->nchunks = 0;   /* its chunks live in f->bp */
+    b2f_release(f);
+    pthread_mutex_destroy(&f->lock);
+    free(f);
+}
+
+void b2f_stat_get(b2_frame *f, b2f_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->kind = f->kind;
+    st->writable = f->writable;
+    st->nbytes = f->nbytes;
+    st->nchunks = f->nchunks;
+    if (f->kind == B2F_KIND_BLOSCPACK) {
+        const b2bp_header *bh = b2bp_get_header(f->bp);
+        const b2_chunk_info *ci = b2bp_first_info(f->bp);
+        st->cbytes = b2bp_cbytes(f->bp);
+        st->file_len = b2bp_file_len(f->bp);
+        st->chunksize = bh->chunksize > 0 ? bh->chunksize : 0;
+        st->typesize = bh->typesize;
+        st->frame_version = bh->version;
+        if (ci) {
+            st->blocksize = ci->blocksize;
+            st->codec = ci->codec;
+            memcpy(st->filters, ci->filters, B2_MAX_FILTERS);
+            memcpy(st->filters_meta, ci->filters_meta, B2_MAX_FILTERS);
+            st->splitmode = ci->dont_split ? B2_SPLIT_NEVER : B2_SPLIT_ALWAYS;
+        }
+        return;
+    }
+    st->cbytes = b2f_live_cbytes(f);
+    st->file_len = f->h.frame_len;
+    st->chunksize = f->variable ? 0 : f->wp.chunksize;
+    st->blocksize = f->wp.cp.blocksize;
+    st->typesize = f->wp.cp.typesize;
+    st->codec = f->wp.cp.codec;
+    st->clevel = f->wp.cp.clevel;
+    st->splitmode = f->wp.cp.splitmode;
+    memcpy(st->filters, f->wp.cp.filters, B2_MAX_FILTERS);
+    memcpy(st->filters_meta, f->wp.cp.filters_meta, B2_MAX_FILTERS);
+    st->frame_version = f->h.gflags & 0x0f;
+    st->nmeta = f->nmeta;
+    st->nvlmeta = f->nvlmeta;
+}
+
+int b2f_refresh(b2_frame *f, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME)
+        return 0;
+    uint8_t fixed[B2F_HEADER_MINLEN];
+    int64_t size;
+    int rc = file_size(f->fd, &size);
+    if (rc == 0)
+        rc = b2f_io_pread(&f->io, f->fd, fixed, sizeof fixed, 0);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot read the header: %s", b2f_strerror(rc));
+    if (memcmp(fixed, f->hdr, sizeof fixed) == 0)
+        return 0;
+    b2_frame tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.fd = f->fd;
+    tmp.io = f->io;
+    tmp.kind = f->kind;
+    tmp.writable = f->writable;
+    rc = b2f_open_frame(&tmp, err, errlen);
+    if (rc < 0) {
+        b2f_release(&tmp);
+        return rc;
+    }
+    b2f_release(f);
+    size_t skip = sizeof f->lock;
+    memcpy((char *)f + skip, (char *)&tmp + skip, sizeof *f - skip);
+    return 1;
+}

@@ -1,0 +1,327 @@
+/* frame/: reading chunks: spans, cached layouts, lazy block reads, byte ranges. */
+#include <string.h>
+
+#include "frame/frame_int.h"
+
+static int check_n(const b2_frame *f, int64_t n)
+{
+    return n < 0 || n >= f->nchunks ? B2F_ERANGE : 0;
+}
+
+int b2f_chunk_span(b2_frame *f, int64_t n, uint64_t *offset, int32_t *nbytes)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    if (f->kind == B2F_KIND_BLOSCPACK) {
+        b2bp_chunk c;
+        int rc = b2bp_chunk_get(f->bp, n, &c);
+        if (rc < 0)
+            return rc;
+        *offset = c.content_off;
+        *nbytes = c.nbytes;
+        return 0;
+    }
+    *offset = f->variable ? f->starts[n] : (uint64_t)n * (uint64_t)f->wp.chunksize;
+    *nbytes = f->chunks[n].nbytes;
+    return 0;
+}
+
+int64_t b2f_chunk_at(b2_frame *f, uint64_t off)
+{
+    if (off >= (uint64_t)f->nbytes)
+        return B2F_ERANGE;
+    if (f->kind == B2F_KIND_FRAME && !f->variable)
+        return (int64_t)(off / (uint64_t)f->wp.chunksize);
+    int64_t lo = 0, hi = f->nchunks - 1;
+    while (lo < hi) {   /* last chunk whose start <= off */
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        uint64_t start;
+        int32_t nb;
+        if (b2f_chunk_span(f, mid, &start, &nb) < 0)
+            return B2F_ERANGE;
+        if (start <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int b2f_chunk_special(b2_frame *f, int64_t n)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    return f->kind == B2F_KIND_FRAME ? f->chunks[n].special : B2_SPECIAL_NONE;
+}
+
+int b2f_make_special(const b2_frame *f, int64_t n, uint8_t *buf, size_t cap)
+{
+    return b2_chunk_make_special(f->chunks[n].special, f->wp.cp.typesize, f->chunks[n].nbytes, NULL,
+                                 buf, cap);
+}
+
+/* Reads chunk bytes from the file, bounded by the chunk's extent. */
+typedef struct disk_src {
+    b2_frame *f;
+    uint64_t base;
+    uint64_t cbytes;
+} disk_src;
+
+static int disk_read(void *opaque, uint64_t off, size_t len, void *buf)
+{
+    disk_src *d = opaque;
+    if (off > d->cbytes || len > d->cbytes - off)
+        return B2E_IO;
+    return b2f_io_pread(&d->f->io, d->f->fd, buf, len, d->base + off) < 0 ? B2E_IO : 0;
+}
+
+static void src_for(b2_frame *f, int64_t n, const b2f_lay *e, b2_chunk_src *src, disk_src *d)
+{
+    memset(src, 0, sizeof *src);
+    if (e && e->mem) {
+        src->mem = e->mem;
+        src->mem_len = e->mem_len;
+        return;
+    }
+    d->f = f;
+    d->base = (uint64_t)f->h.header_len + (uint64_t)f->chunks[n].off;
+    d->cbytes = (uint64_t)f->chunks[n].cbytes;
+    src->read = disk_read;
+    src->opaque = d;
+}
+
+/* Reads and verifies Bloscpack chunk n into a new buffer. */
+static int bp_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
+{
+    b2bp_chunk c;
+    int rc = b2bp_chunk_get(f->bp, n, &c);
+    if (rc < 0)
+        return rc;
+    uint8_t *b = malloc((size_t)c.cbytes);
+    if (!b)
+        return B2E_NOMEM;
+    rc = b2bp_read_chunk(f->bp, n, b, (size_t)c.cbytes, NULL, 0);
+    if (rc < 0) {
+        free(b);
+        return rc;
+    }
+    *out = b;
+    *cbytes = rc;
+    return 0;
+}
+
+static int ensure_lays(b2_frame *f)
+{
+    if (!f->lays) {
+        f->lays = calloc((size_t)f->cap + 1, sizeof *f->lays);
+        if (!f->lays)
+            return B2E_NOMEM;
+    }
+    return 0;
+}
+
+/* The cached layout entry of chunk n, loading it on first use. */
+static int lay_get(b2_frame *f, int64_t n, b2f_lay **out)
+{
+    pthread_mutex_lock(&f->lock);
+    int rc = ensure_lays(f);
+    b2f_lay *e = rc == 0 ? f->lays[n] : NULL;
+    pthread_mutex_unlock(&f->lock);
+    if (rc < 0)
+        return rc;
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    e = calloc(1, sizeof *e);
+    if (!e)
+        return B2E_NOMEM;
+    b2_chunk_src src;
+    disk_src d;
+    uint8_t *bp = NULL;
+    if (f->kind == B2F_KIND_BLOSCPACK) {
+        int32_t cb;
+        rc = bp_chunk(f, n, &bp, &cb);
+        memset(&src, 0, sizeof src);
+        src.mem = bp;
+        src.mem_len = (size_t)cb;
+    } else {
+        const b2f_chunk *c = &f->chunks[n];
+        if (c->data) {
+            e->mem = c->data;
+            e->mem_len = (size_t)c->cbytes;
+        } else if (c->off < 0) {
+            rc = b2f_make_special(f, n, e->made, sizeof e->made);
+            e->mem = e->made;
+            e->mem_len = rc > 0 ? (size_t)rc : 0;
+        }
+        if (rc >= 0)
+            src_for(f, n, e, &src, &d);
+    }
+    if (rc >= 0)
+        rc = b2_chunk_layout_load(&e->lay, &src);
+    free(bp);
+    if (rc < 0) {
+        free(e);
+        return rc;
+    }
+    pthread_mutex_lock(&f->lock);
+    if (f->lays[n]) {   /* another reader was faster */
+        b2_chunk_layout_free(&e->lay);
+        free(e);
+        e = f->lays[n];
+    } else {
+        f->lays[n] = e;
+    }
+    pthread_mutex_unlock(&f->lock);
+    *out = e;
+    return 0;
+}
+
+int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    b2f_lay *e;
+    int rc = lay_get(f, n, &e);
+    if (rc == 0)
+        *lay = &e->lay;
+    return rc;
+}
+
+int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
+                    void *dst, size_t dst_len)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    b2f_lay *e;
+    int rc = lay_get(f, n, &e);
+    if (rc < 0)
+        return rc;
+    b2_chunk_src src;
+    disk_src d;
+    if (f->kind == B2F_KIND_BLOSCPACK) {
+        uint8_t *b;
+        int32_t cb;
+        rc = bp_chunk(f, n, &b, &cb);
+        if (rc < 0)
+            return rc;
+        memset(&src, 0, sizeof src);
+        src.mem = b;
+        src.mem_len = (size_t)cb;
+        rc = b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+        free(b);
+        return rc;
+    }
+    src_for(f, n, e, &src, &d);
+    return b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+}
+
+/* The stored bytes of chunk n: *out is malloc'ed. */
+int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    if (f->kind == B2F_KIND_BLOSCPACK)
+        return bp_chunk(f, n, out, cbytes);
+    const b2f_chunk *c = &f->chunks[n];
+    size_t len = c->off < 0 && !c->data ? B2_HEADER_LEN + 8 : (size_t)c->cbytes;
+    uint8_t *b = malloc(len);
+    if (!b)
+        return B2E_NOMEM;
+    int rc;
+    if (c->data) {
+        memcpy(b, c->data, len);
+        rc = (int)len;
+    } else if (c->off < 0) {
+        rc = b2f_make_special(f, n, b, len);
+    } else {
+        rc = b2f_io_pread(&f->io, f->fd, b, len, (uint64_t)f->h.header_len + (uint64_t)c->off);
+        if (rc == 0)
+            rc = (int)len;
+    }
+    if (rc < 0) {
+        free(b);
+        return rc;
+    }
+    *out = b;
+    *cbytes = rc;
+    return 0;
+}
+
+int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_len)
+{
+    uint8_t *b;
+    int32_t cb;
+    if (f->kind == B2F_KIND_FRAME && !check_n(f, n) && f->chunks[n].data)
+        return b2_chunk_decode(ctx, f->chunks[n].data, (size_t)f->chunks[n].cbytes, dst, dst_len);
+    int rc = b2f_read_raw_chunk(f, n, &b, &cb);
+    if (rc < 0)
+        return rc;
+    rc = b2_chunk_decode(ctx, b, (size_t)cb, dst, dst_len);
+    free(b);
+    return rc;
+}
+
+ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off)
+{
+    if (off >= (uint64_t)f->nbytes)
+        return 0;
+    if (len > (uint64_t)f->nbytes - off)
+        len = (size_t)((uint64_t)f->nbytes - off);
+    uint8_t *out = buf;
+    size_t done = 0;
+    uint8_t *tmp = NULL;
+    int rc = 0;
+    while (done < len) {
+        int64_t n = b2f_chunk_at(f, off + done);
+        uint64_t start;
+        int32_t cn;
+        if (n < 0 || (rc = b2f_chunk_span(f, n, &start, &cn)) < 0) {
+            rc = n < 0 ? (int)n : rc;
+            break;
+        }
+        uint64_t within = off + done - start;
+        size_t take = (size_t)((uint64_t)cn - within);
+        if (take > len - done)
+            take = len - done;
+        if (within == 0 && take == (size_t)cn) {
+            rc = b2f_read_chunk(f, ctx, n, out + done, take);
+        } else {
+            const b2_chunk_layout *lay = NULL;
+            rc = b2f_chunk_layout(f, n, &lay);
+            if (rc < 0)
+                break;
+            uint64_t bs = lay->info.blocksize > 0 ? (uint64_t)lay->info.blocksize : (uint64_t)cn;
+            int32_t first = (int32_t)(within / bs);
+            int32_t last = (int32_t)((within + take - 1) / bs);
+            size_t span = (size_t)((uint64_t)(last - first + 1) * bs);
+            free(tmp);
+            tmp = malloc(span);
+            if (!tmp) {
+                rc = B2E_NOMEM;
+                break;
+            }
+            rc = b2f_read_blocks(f, ctx, n, first, last - first + 1, tmp, span);
+            if (rc >= 0 && (uint64_t)rc < within - (uint64_t)first * bs + take)
+                rc = B2E_CORRUPT;
+            if (rc >= 0)
+                memcpy(out + done, tmp + (within - (uint64_t)first * bs), take);
+        }
+        if (rc < 0)
+            break;
+        done += take;
+    }
+    free(tmp);
+    if (rc < 0 && done == 0)
+        return rc;
+    return rc < 0 ? rc : (ssize_t)done;
+}
+
+int64_t b2f_live_cbytes(b2_frame *f)
+{
+    int64_t sum = 0;
+    for (int64_t i = 0; i < f->nchunks; i++)
+        sum += f->chunks[i].cbytes;
+    return sum;
+}

@@ -1,0 +1,333 @@
+/* frame/: staged changes to a frame's chunks (on disk at b2f_commit). */
+#include <string.h>
+
+#include "frame/frame_int.h"
+
+static int check_writable(const b2_frame *f)
+{
+    return f->kind == B2F_KIND_FRAME && f->writable ? 0 : B2F_ERDONLY;
+}
+
+/* Room for need chunks in chunks, lays and starts. */
+static int grow(b2_frame *f, int64_t need)
+{
+    if (need <= f->cap)
+        return 0;
+    if (need > B2F_MAX_NCHUNKS)
+        return B2F_ETOOBIG;
+    int64_t cap = f->cap < 16 ? 16 : f->cap * 2;
+    if (cap < need)
+        cap = need;
+    b2f_chunk *c = realloc(f->chunks, (size_t)cap * sizeof *c);
+    if (!c)
+        return B2E_NOMEM;
+    f->chunks = c;
+    if (f->lays) {
+        b2f_lay **l = realloc(f->lays, (size_t)(cap + 1) * sizeof *l);
+        if (!l)
+            return B2E_NOMEM;
+        memset(l + f->cap, 0, (size_t)(cap + 1 - f->cap) * sizeof *l);
+        f->lays = l;
+    }
+    f->cap = cap;
+    return b2f_rebuild_starts(f);
+}
+
+static void lay_clear(b2_frame *f, int64_t n)
+{
+    if (f->lays && f->lays[n]) {
+        b2_chunk_layout_free(&f->lays[n]->lay);
+        free(f->lays[n]);
+        f->lays[n] = NULL;
+    }
+}
+
+/* Whether a chunk of nbytes may go at n (replacing chunk n, or inserted before it). */
+static int check_size(const b2_frame *f, int64_t n, int32_t nbytes, int insert)
+{
+    if (nbytes <= 0)
+        return B2F_ERANGE;
+    if (f->variable)
+        return 0;
+    int32_t cs = f->wp.chunksize;
+    if (nbytes > cs)
+        return B2F_ERANGE;
+    int last = insert ? n == f->nchunks : n >= f->nchunks - 1;
+    if (!last && nbytes != cs)
+        return B2F_ERANGE;
+    /* appending after a short last chunk would leave a hole */
+    if (n == f->nchunks && n > 0 && f->chunks[n - 1].nbytes != cs)
+        return B2F_ERANGE;
+    return 0;
+}
+
+/* Puts chunk (owned from now on) into slot n. Specials C-Blosc2 keeps in the index
+ * (zeros, NaN, uninit) go there when chunks have a fixed size. */
+static void set_entry(b2_frame *f, int64_t n, uint8_t *chunk, const b2_chunk_info *ci)
+{
+    b2f_chunk *c = &f->chunks[n];
+    lay_clear(f, n);
+    memset(c, 0, sizeof *c);
+    c->nbytes = ci->nbytes;
+    c->special = (uint8_t)ci->special;
+    if (!f->variable && (ci->special == B2_SPECIAL_ZERO || ci->special == B2_SPECIAL_NAN ||
+                         ci->special == B2_SPECIAL_UNINIT)) {
+        c->off = B2F_OFF_SPECIAL(ci->special);
+        free(chunk);
+    } else {
+        c->data = chunk;
+        c->cbytes = ci->cbytes;
+    }
+    f->dirty = 1;
+}
+
+static int parse_owned(const uint8_t *chunk, int32_t cbytes, b2_chunk_info *ci)
+{
+    int rc = b2_chunk_parse_header(chunk, (size_t)cbytes, ci);
+    if (rc == 0 && ci->cbytes != cbytes)
+        rc = B2E_TRUNCATED;
+    return rc;
+}
+
+static int put_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes, int insert)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (n < 0 || n > f->nchunks)
+        return B2F_ERANGE;
+    b2_chunk_info ci;
+    if ((rc = parse_owned(chunk, cbytes, &ci)) < 0)
+        return rc;
+    if ((rc = check_size(f, n, ci.nbytes, insert)) < 0)
+        return rc;
+    if (n == f->nchunks || insert) {
+        if ((rc = grow(f, f->nchunks + 1)) < 0)
+            return rc;
+        memmove(f->chunks + n + 1, f->chunks + n, (size_t)(f->nchunks - n) * sizeof *f->chunks);
+        memset(f->chunks + n, 0, sizeof *f->chunks);
+        if (f->lays) {
+            memmove(f->lays + n + 1, f->lays + n, (size_t)(f->nchunks - n) * sizeof *f->lays);
+            f->lays[n] = NULL;
+        }
+        f->nchunks++;
+    } else {
+        f->nbytes -= f->chunks[n].nbytes;
+        free(f->chunks[n].data);
+    }
+    set_entry(f, n, chunk, &ci);
+    f->nbytes += ci.nbytes;
+    return b2f_rebuild_starts(f);
+}
+
+int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes)
+{
+    return put_encoded(f, n, chunk, cbytes, 0);
+}
+
+static int is_zero(const uint8_t *p, size_t n)
+{
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if (v)
+            return 0;
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        if (*p++)
+            return 0;
+    return 1;
+}
+
+/* Encodes data with cctx (or the frame's parameters); all zeros become a zero special. */
+static int encode(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes, uint8_t **out,
+                  int32_t *cbytes)
+{
+    if (nbytes == 0 || nbytes > (size_t)B2_MAX_NBYTES)
+        return B2F_ERANGE;
+    uint8_t *buf;
+    int rc;
+    if (is_zero(data, nbytes)) {
+        buf = malloc(B2_HEADER_LEN + 8);
+        if (!buf)
+            return B2E_NOMEM;
+        rc = b2_chunk_make_special(B2_SPECIAL_ZERO, f->wp.cp.typesize, (int32_t)nbytes, NULL, buf,
+                                   B2_HEADER_LEN + 8);
+    } else {
+        b2_cctx *own = cctx ? NULL : b2_cctx_new(&f->wp.cp);
+        buf = malloc(nbytes + B2_MAX_OVERHEAD);
+        if (!buf || (!cctx && !own)) {
+            free(buf);
+            b2_cctx_free(own);
+            return B2E_NOMEM;
+        }
+        rc = b2_chunk_encode(cctx ? cctx : own, data, nbytes, buf, nbytes + B2_MAX_OVERHEAD);
+        b2_cctx_free(own);
+    }
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *cbytes = rc;
+    return 0;
+}
+
+static int put_data(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, size_t nbytes,
+                    int insert)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (n < 0 || n > f->nchunks || nbytes > (size_t)B2_MAX_NBYTES)
+        return B2F_ERANGE;
+    if ((rc = check_size(f, n, (int32_t)nbytes, insert)) < 0)
+        return rc;
+    uint8_t *chunk;
+    int32_t cb;
+    if ((rc = encode(f, cctx, data, nbytes, &chunk, &cb)) < 0)
+        return rc;
+    rc = put_encoded(f, n, chunk, cb, insert);
+    if (rc < 0)
+        free(chunk);
+    return rc;
+}
+
+int b2f_update_chunk(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, size_t nbytes)
+{
+    return put_data(f, cctx, n, data, nbytes, 0);
+}
+
+int b2f_insert_chunk(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, size_t nbytes)
+{
+    return put_data(f, cctx, n, data, nbytes, 1);
+}
+
+int b2f_delete_chunk(b2_frame *f, int64_t n)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (n < 0 || n >= f->nchunks)
+        return B2F_ERANGE;
+    f->nbytes -= f->chunks[n].nbytes;
+    free(f->chunks[n].data);
+    lay_clear(f, n);
+    memmove(f->chunks + n, f->chunks + n + 1, (size_t)(f->nchunks - n - 1) * sizeof *f->chunks);
+    if (f->lays) {
+        memmove(f->lays + n, f->lays + n + 1, (size_t)(f->nchunks - n - 1) * sizeof *f->lays);
+        f->lays[f->nchunks - 1] = NULL;
+    }
+    f->nchunks--;
+    f->dirty = 1;
+    return b2f_rebuild_starts(f);
+}
+
+/* Rewrites chunk n with its first keep bytes followed by zeros up to size bytes. */
+static int rewrite_prefix(b2_frame *f, b2_cctx *cctx, int64_t n, int32_t keep, int32_t size)
+{
+    int32_t old = f->chunks[n].nbytes;
+    uint8_t *buf = calloc(1, (size_t)(old > size ? old : size));
+    b2_dctx *d = b2_dctx_new();
+    int rc = buf && d ? b2f_read_chunk(f, d, n, buf, (size_t)old) : B2E_NOMEM;
+    b2_dctx_free(d);
+    if (rc >= 0) {
+        memset(buf + keep, 0, (size_t)((old > size ? old : size) - keep));
+        uint8_t *chunk;
+        int32_t cb;
+        rc = encode(f, cctx, buf, (size_t)size, &chunk, &cb);
+        if (rc == 0) {
+            /* the size check does not apply: the chunk keeps its place */
+            b2_chunk_info ci;
+            rc = parse_owned(chunk, cb, &ci);
+            if (rc == 0) {
+                f->nbytes += ci.nbytes - f->chunks[n].nbytes;
+                free(f->chunks[n].data);
+                set_entry(f, n, chunk, &ci);
+                rc = b2f_rebuild_starts(f);
+            } else {
+                free(chunk);
+            }
+        }
+    }
+    free(buf);
+    return rc < 0 ? rc : 0;
+}
+
+int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (nbytes > (uint64_t)B2F_MAX_NCHUNKS * (uint64_t)f->wp.chunksize)
+        return B2F_ETOOBIG;
+    if (nbytes < (uint64_t)f->nbytes) {
+        while (f->nchunks > 0) {
+            uint64_t start;
+            int32_t cn;
+            b2f_chunk_span(f, f->nchunks - 1, &start, &cn);
+            if (start < nbytes) {
+                if (start + (uint64_t)cn > nbytes)
+                    return rewrite_prefix(f, cctx, f->nchunks - 1, (int32_t)(nbytes - start),
+                                          (int32_t)(nbytes - start));
+                return 0;
+            }
+            if ((rc = b2f_delete_chunk(f, f->nchunks - 1)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    int32_t cs = f->wp.chunksize;
+    if (!f->variable && f->nchunks > 0 && f->chunks[f->nchunks - 1].nbytes < cs) {
+        int32_t old = f->chunks[f->nchunks - 1].nbytes;
+        uint64_t want = (uint64_t)old + (nbytes - (uint64_t)f->nbytes);
+        rc = rewrite_prefix(f, cctx, f->nchunks - 1, old, want < (uint64_t)cs ? (int32_t)want : cs);
+        if (rc < 0)
+            return rc;
+    }
+    while ((uint64_t)f->nbytes < nbytes) {
+        uint64_t left = nbytes - (uint64_t)f->nbytes;
+        int32_t n = left < (uint64_t)cs ? (int32_t)left : cs;
+        uint8_t *chunk = malloc(B2_HEADER_LEN + 8);
+        if (!chunk)
+            return B2E_NOMEM;
+        rc = b2_chunk_make_special(B2_SPECIAL_ZERO, f->wp.cp.typesize, n, NULL, chunk,
+                                   B2_HEADER_LEN + 8);
+        if (rc >= 0)
+            rc = put_encoded(f, f->nchunks, chunk, rc, 0);
+        if (rc < 0) {
+            free(chunk);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int b2f_set_params(b2_frame *f, const b2f_params *p)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (f->nchunks > 0 && (p->cp.typesize != f->wp.cp.typesize ||
+                           (p->chunksize != f->wp.chunksize && !f->variable)))
+        return B2F_ERANGE;
+    if (p->chunksize <= 0 || p->chunksize > B2_MAX_NBYTES)
+        return B2F_ERANGE;
+    b2_cctx *c = b2_cctx_new(&p->cp);
+    if (!c)
+        return B2E_PARAM;
+    b2_cctx_free(c);
+    int32_t keep = f->wp.chunksize;
+    f->wp = *p;
+    if (f->nchunks > 0 && f->variable)
+        f->wp.chunksize = keep;
+    f->dirty = 1;
+    return 0;
+}
+
+b2_cctx *b2f_cctx_new(b2_frame *f)
+{
+    return b2_cctx_new(&f->wp.cp);
+}
