@@ -8,3 +8,8 @@ contrib_b2frame_SOURCES = contrib/b2frame.h contrib/b2frame.c contrib/b2frame_co
 	contrib/b2frame_check.c contrib/b2frame_meta.c
 contrib_b2frame_LDADD = $(FRAME_LIBS)
 dist_man_MANS += contrib/b2frame.1
+# BloscLZ benchmark (blosclz engineer): contrib/bench-blosclz drives contrib/chunkbench
+noinst_PROGRAMS += contrib/chunkbench
+contrib_chunkbench_SOURCES = contrib/chunkbench.c
+contrib_chunkbench_LDADD = $(CODEC_LIBS)
+EXTRA_DIST += contrib/bench-blosclz
