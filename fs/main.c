@@ -17,6 +17,12 @@ int main(int argc, char *argv[])
     /* the modes FUSE passes have the caller's umask applied already */
     umask(0);
     fuse_opt_add_arg(&args, "-osubtype=b2fs");
+    /* libfuse 3.14 warns about max_idle_threads unless it is given */
+    int given = 0;
+    for (int i = 0; i < args.argc; i++)
+        given |= strstr(args.argv[i], "max_idle_threads=") != NULL;
+    if (!given)
+        fuse_opt_add_arg(&args, "-omax_idle_threads=10");
     if (!strchr(b2fs_cfg.backing, ',') && strlen(b2fs_cfg.backing) < 4000) {
         char opt[4100];
         snprintf(opt, sizeof opt, "-ofsname=%s", b2fs_cfg.backing);

@@ -1,1 +1,12 @@
-# tests of fs/
+# tests of fs/: mount tests that really mount b2fs (skipped loudly without /dev/fuse)
+FS_MOUNT_TESTS = \
+	tests/mount_misc.sh \
+	tests/mount_read.sh \
+	tests/mount_write.sh \
+	tests/mount_random.sh \
+	tests/mount_holes.sh \
+	tests/mount_xattr.sh \
+	tests/mount_concurrent.sh \
+	tests/mount_damage.sh
+TESTS += $(FS_MOUNT_TESTS)
+EXTRA_DIST += $(FS_MOUNT_TESTS) tests/mount_lib.sh tests/mount_random.py

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Damaged frames in the backing directory: reads that touch the damage fail with EIO,
+# one log line names the file and chunk, and the mount and the other files go on.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/mount_lib.sh"
+need_fuse
+
+good=f64-zstd1-shuffle-t8-c1048576
+cp "$DATA/$good.b2frame" "$BACK/good.b2frame"
+cp "$DATA/$good.b2frame" "$BACK/chunkbad.b2frame"
+head -c 1000 "$DATA/$good.b2frame" >"$BACK/truncated.b2frame"
+head -c 5000 /dev/urandom >"$BACK/garbage.b2frame"
+: >"$BACK/empty.b2frame"
+# overwrite bytes in the middle of the first chunk's compressed data
+size=$(stat -c %s "$BACK/chunkbad.b2frame")
+printf '\377%.0s' $(seq 1 4000) | dd of="$BACK/chunkbad.b2frame" bs=1 seek=$((size / 4)) conv=notrunc status=none
+sha=$(awk -F'\t' -v f="$good.b2frame" '$1 == f {print $3}' "$DATA/MANIFEST.tsv")
+
+mount_b2fs || { fail "mount"; finish; exit 1; }
+for f in truncated garbage empty chunkbad; do
+    out=$(cat "$MNT/$f" 2>&1 >/dev/null)
+    check "$f: cat fails with EIO" grep -q "Input/output error" <<<"$out"
+done
+check "ls -l of the directory works" ls -l "$MNT"
+check "the good file still reads" [ "$(sha256sum <"$MNT/good" | cut -d' ' -f1)" = "$sha" ]
+check "chunkbad: the other chunk still reads" \
+    cmp <(tail -c +$((1048576 + 1)) "$MNT/good") <(dd if="$MNT/chunkbad" bs=1M skip=1 status=none)
+check "log names the file and chunk" grep -q "chunkbad.b2frame: chunk 0" "$WORK/b2fs.log"
+check "log names the garbage file" grep -q "garbage.b2frame" "$WORK/b2fs.log"
+check "one line per damaged chunk" [ "$(grep -c "chunkbad.b2frame: chunk 0" "$WORK/b2fs.log")" -le 2 ]
+check "writing still works" cp "$MNT/good" "$MNT/copy"
+check "  ... and reads back" cmp "$MNT/good" "$MNT/copy"
+check "the daemon is alive" kill -0 "$B2FS_PID"
+cat "$WORK/b2fs.log"
+unmount_b2fs
+finish
