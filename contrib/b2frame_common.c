@@ -113,8 +113,14 @@ static int load_chunk(bt_input *in, char *why, size_t whylen)
     if (pread(in->fd, head, want, 0) != (ssize_t)want)
         return -1;
     int rc = b2_chunk_parse_header(head, want, &in->info);
-    if (rc < 0)
+    if (rc < 0) {
+        /* cbytes (bytes 12..15) equal to the file size: a chunk this reader cannot take. */
+        uint32_t cbytes = (uint32_t)head[12] | (uint32_t)head[13] << 8 | (uint32_t)head[14] << 16 |
+                          (uint32_t)head[15] << 24;
+        if (cbytes == (uint64_t)st.st_size)
+            snprintf(why, whylen, "a Blosc chunk that cannot be read: %s", b2_strerror(rc));
         return -1;
+    }
     if (in->info.cbytes != st.st_size) {
         snprintf(why, whylen, "a Blosc chunk header says %d bytes but the file has %lld",
                  (int)in->info.cbytes, (long long)st.st_size);
@@ -145,8 +151,10 @@ int bt_open_input(bt_input *in, const char *path, int mode, int allow_chunk)
         char why[256] = "";
         if (load_chunk(in, why, sizeof why) == 0)
             return BT_OK;
-        bt_error(path, "not a Blosc2 frame, Bloscpack file or Blosc chunk%s%s", why[0] ? ": " : "",
-                 why);
+        if (why[0])
+            bt_error(path, "%s", why);
+        else
+            bt_error(path, "not a Blosc2 frame, Bloscpack file or Blosc chunk");
     } else if (rc == B2F_EFORMAT) {
         bt_error(path, "not a Blosc2 frame or Bloscpack file (%s)", bt_reason(rc, err));
     } else {

@@ -1,8 +1,7 @@
 # contrib/: b2frame tool, scripts
 EXTRA_DIST += contrib/install-deps contrib/run-tests contrib/quickstart
 # b2frame: the command-line tool and its man page.
-# Built on demand (make contrib/b2frame) until the frame layer links; then bin_PROGRAMS.
-EXTRA_PROGRAMS += contrib/b2frame
+bin_PROGRAMS += contrib/b2frame
 contrib_b2frame_SOURCES = contrib/b2frame.h contrib/b2frame.c contrib/b2frame_common.c \
 	contrib/b2frame_info.c contrib/b2frame_cat.c contrib/b2frame_pack.c \
 	contrib/b2frame_check.c contrib/b2frame_meta.c
