@@ -15,3 +15,5 @@ fs_b2fs_SOURCES = \
 	fs/ops.c
 fs_b2fs_CPPFLAGS = $(AM_CPPFLAGS) $(FUSE3_CFLAGS)
 fs_b2fs_LDADD = $(FRAME_LIBS) $(FUSE3_LIBS)
+dist_man_MANS += contrib/b2fs.1
+EXTRA_DIST += contrib/b2fs.mount contrib/bench-mount
