@@ -56,8 +56,12 @@ int b2f_chunk_special(b2_frame *f, int64_t n)
 
 int b2f_make_special(const b2_frame *f, int64_t n, uint8_t *buf, size_t cap)
 {
-    return b2_chunk_make_special(f->chunks[n].special, f->wp.cp.typesize, f->chunks[n].nbytes, NULL,
-                                 buf, cap);
+    int ts = f->wp.cp.typesize;
+    int special = f->chunks[n].special;
+    /* a short last chunk of zeros need not be whole items */
+    if (f->chunks[n].nbytes % ts != 0 && special != B2_SPECIAL_NAN)
+        ts = 1;
+    return b2_chunk_make_special(special, ts, f->chunks[n].nbytes, NULL, buf, cap);
 }
 
 /* Reads chunk bytes from the file, bounded by the chunk's extent. */

@@ -149,7 +149,8 @@ static int encode(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes, u
         return B2F_ERANGE;
     uint8_t *buf;
     int rc;
-    if (is_zero(data, nbytes)) {
+    /* C-Blosc2 cannot make a special chunk of a partial item: that one is encoded */
+    if (nbytes % (size_t)f->wp.cp.typesize == 0 && is_zero(data, nbytes)) {
         buf = malloc(B2_HEADER_LEN + 8);
         if (!buf)
             return B2E_NOMEM;
@@ -287,22 +288,17 @@ int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes)
         if (rc < 0)
             return rc;
     }
+    uint8_t *zeros = NULL;
     while ((uint64_t)f->nbytes < nbytes) {
         uint64_t left = nbytes - (uint64_t)f->nbytes;
         int32_t n = left < (uint64_t)cs ? (int32_t)left : cs;
-        uint8_t *chunk = malloc(B2_HEADER_LEN + 8);
-        if (!chunk)
+        if (!zeros && !(zeros = calloc(1, (size_t)cs)))
             return B2E_NOMEM;
-        rc = b2_chunk_make_special(B2_SPECIAL_ZERO, f->wp.cp.typesize, n, NULL, chunk,
-                                   B2_HEADER_LEN + 8);
-        if (rc >= 0)
-            rc = put_encoded(f, f->nchunks, chunk, rc, 0);
-        if (rc < 0) {
-            free(chunk);
-            return rc;
-        }
+        if ((rc = put_data(f, cctx, f->nchunks, zeros, (size_t)n, 0)) < 0)
+            break;
     }
-    return 0;
+    free(zeros);
+    return rc < 0 ? rc : 0;
 }
 
 int b2f_set_params(b2_frame *f, const b2f_params *p)

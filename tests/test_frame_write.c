@@ -1,0 +1,636 @@
+/* Check tests of frame/ writing: create, append/update/insert/delete, resize, metalayers,
+ * vlmetalayers, commit, compaction; every state checked against an in-memory model after
+ * reopening. Crash consistency: a commit is stopped at each of its writes and syncs
+ * (through b2f_io) and the file must open with exactly the old or the new contents.
+ *
+ * With B2F_WRITE_DIR set, the frames made by `written_frames` are kept there (for the
+ * interop checks against C-Blosc2 by hand). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frame/frame.h"
+#include "tests/testutil.h"
+
+/* ---- a frame next to a model of its contents ---- */
+
+typedef struct model {
+    uint8_t *data;
+    size_t len;
+} model;
+
+static void model_set(model *m, size_t off, const void *src, size_t n)
+{
+    if (off + n > m->len) {
+        m->data = realloc(m->data, off + n);
+        memset(m->data + m->len, 0, off + n - m->len);
+        m->len = off + n;
+    }
+    memcpy(m->data + off, src, n);
+}
+
+static int tmpfd(void)
+{
+    char path[] = "/tmp/b2fs-fw-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    unlink(path);
+    return fd;
+}
+
+/* Reopens fd and checks the frame holds exactly m. */
+static void check_file(int fd, const model *m, const char *what)
+{
+    b2_frame *f;
+    char err[256] = "";
+    int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s: reopen: %s (%s)", what, b2f_strerror(rc), err);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_msg(st.nbytes == (int64_t)m->len, "%s: nbytes %lld, want %zu", what,
+                  (long long)st.nbytes, m->len);
+    uint8_t *buf = malloc(m->len + 1);
+    b2_dctx *ctx = b2_dctx_new();
+    ssize_t got = b2f_pread(f, ctx, buf, m->len, 0);
+    ck_assert_msg(got == (ssize_t)m->len, "%s: pread %zd", what, got);
+    ck_assert_msg(memcmp(buf, m->data, m->len) == 0, "%s: contents differ", what);
+    free(buf);
+    b2_dctx_free(ctx);
+    b2f_close(f);
+}
+
+static b2_frame *new_frame(int fd, int codec, const char *filters, int typesize, int32_t chunksize)
+{
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.codec = codec;
+    p.cp.clevel = 5;
+    p.cp.typesize = typesize;
+    ck_assert_int_eq(b2_filters_parse(filters, ',', p.cp.filters, p.cp.filters_meta), 0);
+    p.chunksize = chunksize;
+    b2_frame *f;
+    char err[256] = "";
+    int rc = b2f_create(&f, fd, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
+    ck_assert_msg(rc == 0, "create: %s (%s)", b2f_strerror(rc), err);
+    return f;
+}
+
+/* Appends len bytes of src as chunks (the model follows). */
+static void append(b2_frame *f, model *m, const uint8_t *src, size_t len)
+{
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    size_t cs = (size_t)st.chunksize, done = 0;
+    while (done < len) {
+        size_t n = len - done < cs ? len - done : cs;
+        int rc = b2f_update_chunk(f, NULL, st.nchunks++, src + done, n);
+        ck_assert_msg(rc == 0, "append: %s", b2f_strerror(rc));
+        model_set(m, m->len, src + done, n);
+        done += n;
+    }
+}
+
+static void commit(b2_frame *f)
+{
+    char err[256] = "";
+    int rc = b2f_commit(f, 1, err, sizeof err);
+    ck_assert_msg(rc == 0, "commit: %s (%s)", b2f_strerror(rc), err);
+}
+
+START_TEST(codecs_and_filters)
+{
+    static const int codecs[] = {B2_BLOSCLZ, B2_LZ4, B2_LZ4HC, B2_ZLIB, B2_ZSTD};
+    static const char *filters[] = {"none", "shuffle", "bitshuffle", "delta,shuffle",
+                                    "trunc:20,shuffle"};
+    size_t sizes[] = {1, 7, 12345, 100003};
+    uint8_t *src = malloc(100003);
+    tu_fill_float_series(src, 100003, 7);
+    for (int c = 0; c < 5; c++) {
+        for (int fi = 0; fi < 5; fi++) {
+            size_t len = sizes[(c + fi) % 4];
+            int typesize = fi == 4 ? 4 : 8;
+            int fd = tmpfd();
+            b2_frame *f = new_frame(fd, codecs[c], filters[fi], typesize, 32768);
+            model m = {0};
+            append(f, &m, src, len);
+            commit(f);
+            b2f_close(f);
+            if (fi == 4) {   /* lossy: compare against what was decoded */
+                b2_frame *g;
+                ck_assert_int_eq(b2f_open(&g, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+                b2_dctx *ctx = b2_dctx_new();
+                ck_assert_int_eq(b2f_pread(g, ctx, m.data, m.len, 0), (ssize_t)m.len);
+                b2_dctx_free(ctx);
+                b2f_close(g);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "codec %d filters %s len %zu", codecs[c], filters[fi], len);
+            check_file(fd, &m, what);
+            close(fd);
+            free(m.data);
+        }
+    }
+    free(src);
+}
+END_TEST
+
+START_TEST(edits)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 8, 16384);
+    model m = {0};
+    uint8_t *src = malloc(200000);
+    tu_fill_float_series(src, 200000, 3);
+    append(f, &m, src, 16384 * 6);
+    commit(f);
+    check_file(fd, &m, "appended");
+    /* only the trailer of the empty frame, which C-Blosc2 wants right after the header */
+    ck_assert_int_lt(b2f_dead_bytes(f), 64);
+
+    uint8_t chunk[16384];
+    tu_fill_random(chunk, sizeof chunk, 9);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 2, chunk, sizeof chunk), 0);
+    model_set(&m, 2 * 16384, chunk, sizeof chunk);
+    /* staged data is visible before the commit */
+    uint8_t back[100];
+    b2_dctx *ctx = b2_dctx_new();
+    ck_assert_int_eq(b2f_pread(f, ctx, back, sizeof back, 2 * 16384 + 50), 100);
+    ck_assert(memcmp(back, chunk + 50, 100) == 0);
+    commit(f);
+    check_file(fd, &m, "updated");
+    ck_assert_int_gt(b2f_dead_bytes(f), 0);
+
+    /* insert before chunk 1, delete chunk 4 */
+    tu_fill_text(chunk, sizeof chunk, 4);
+    ck_assert_int_eq(b2f_insert_chunk(f, NULL, 1, chunk, sizeof chunk), 0);
+    uint8_t *nm = malloc(m.len + 16384);
+    memcpy(nm, m.data, 16384);
+    memcpy(nm + 16384, chunk, 16384);
+    memcpy(nm + 32768, m.data + 16384, m.len - 16384);
+    free(m.data);
+    m.data = nm;
+    m.len += 16384;
+    ck_assert_int_eq(b2f_delete_chunk(f, 4), 0);
+    memmove(m.data + 4 * 16384, m.data + 5 * 16384, m.len - 5 * 16384);
+    m.len -= 16384;
+    commit(f);
+    check_file(fd, &m, "inserted and deleted");
+
+    /* sizes: a full chunk must stay full, a short one only at the end */
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, chunk, 100), B2F_ERANGE);
+    ck_assert_int_eq(b2f_insert_chunk(f, NULL, 1, chunk, 100), B2F_ERANGE);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 99, chunk, 100), B2F_ERANGE);
+
+    /* resize: shrink to an odd size, grow with zeros, shrink again */
+    ck_assert_int_eq(b2f_resize(f, NULL, 3 * 16384 + 12345), 0);
+    m.len = 3 * 16384 + 12345;
+    commit(f);
+    check_file(fd, &m, "shrunk");
+    ck_assert_int_eq(b2f_resize(f, NULL, 20 * 16384 + 7), 0);
+    size_t old = m.len;
+    uint8_t *zeros = calloc(1, 20 * 16384 + 7);
+    model_set(&m, old, zeros, 20 * 16384 + 7 - old);
+    commit(f);
+    check_file(fd, &m, "grown");
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.nchunks, 21);
+    ck_assert_int_eq(b2f_chunk_special(f, 10), B2_SPECIAL_ZERO);
+    /* the grown tail costs no chunk data */
+    ck_assert_int_lt(st.cbytes, 4 * 16384 + 1000);
+    /* a zero chunk written as data is kept as a special too */
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 0, zeros, 16384), 0);
+    model_set(&m, 0, zeros, 16384);
+    ck_assert_int_eq(b2f_chunk_special(f, 0), B2_SPECIAL_ZERO);
+    /* appending after a short last chunk is refused */
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, st.nchunks, chunk, 100), B2F_ERANGE);
+    commit(f);
+    check_file(fd, &m, "zero chunk");
+
+    /* compaction: same contents, no dead bytes, smaller file */
+    int64_t dead = b2f_dead_bytes(f);
+    ck_assert_int_gt(dead, 0);
+    int out = tmpfd();
+    char err[256] = "";
+    ck_assert_msg(b2f_compact_into(f, out, err, sizeof err) == 0, "compact: %s", err);
+    check_file(out, &m, "compacted");
+    b2_frame *g;
+    ck_assert_int_eq(b2f_open(&g, out, B2F_RDWR, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_dead_bytes(g), 0);
+    struct stat s1, s2;
+    fstat(fd, &s1);
+    fstat(out, &s2);
+    ck_assert_int_le(s2.st_size, s1.st_size - dead);
+    /* the compacted copy can be written to in turn */
+    ck_assert_int_eq(b2f_update_chunk(g, NULL, 1, chunk, 16384), 0);
+    commit(g);
+    model_set(&m, 16384, chunk, 16384);
+    check_file(out, &m, "compacted then updated");
+    b2f_close(g);
+    close(out);
+
+    /* down to nothing, then up again */
+    ck_assert_int_eq(b2f_resize(f, NULL, 0), 0);
+    commit(f);
+    m.len = 0;
+    check_file(fd, &m, "emptied");
+    append(f, &m, src, 5000);
+    commit(f);
+    check_file(fd, &m, "refilled");
+
+    b2_dctx_free(ctx);
+    b2f_close(f);
+    close(fd);
+    free(zeros);
+    free(src);
+    free(m.data);
+}
+END_TEST
+
+START_TEST(meta_and_vlmeta)
+{
+    int fd = tmpfd();
+    b2f_params p;
+    b2f_params_default(&p);
+    p.chunksize = 4096;
+    const char *names[] = {"units", "dims"};
+    const void *vals[] = {"\xa5hello", "\x93\x01\x02\x03"};
+    size_t lens[] = {6, 4};
+    b2_frame *f;
+    char err[256] = "";
+    ck_assert_int_eq(b2f_create(&f, fd, &p, 2, names, vals, lens, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(b2f_meta_count(f), 2);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "attrs", "{\"a\": 1}", 8), 0);
+    uint8_t big[5000];
+    for (int i = 0; i < 5000; i++)
+        big[i] = (uint8_t)(i % 251);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "history", big, sizeof big), 0);
+    commit(f);   /* an empty frame with vlmetalayers */
+    model m = {0};
+    uint8_t data[10000];
+    tu_fill_text(data, sizeof data, 1);
+    append(f, &m, data, sizeof data);
+    ck_assert_int_eq(b2f_meta_update(f, "units", "\xa5HELLO", 6), 0);
+    ck_assert_int_eq(b2f_meta_update(f, "units", "\xa4HELL", 5), B2F_ERANGE);
+    ck_assert_int_eq(b2f_meta_update(f, "nope", "x", 1), B2F_ENOTFOUND);
+    commit(f);
+    b2f_close(f);
+
+    check_file(fd, &m, "with metalayers");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
+    const uint8_t *v;
+    size_t len;
+    ck_assert_int_eq(b2f_meta_get(f, "units", &v, &len), 0);
+    ck_assert(len == 6 && memcmp(v, "\xa5HELLO", 6) == 0);
+    ck_assert_int_eq(b2f_meta_get(f, "dims", &v, &len), 0);
+    ck_assert(len == 4 && memcmp(v, "\x93\x01\x02\x03", 4) == 0);
+    ck_assert_int_eq(b2f_vlmeta_count(f), 2);
+    uint8_t *c;
+    ck_assert_int_eq(b2f_vlmeta_get(f, "history", &c, &len), 0);
+    ck_assert(len == 5000 && memcmp(c, big, len) == 0);
+    free(c);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "attrs", "{}", 2), 0);
+    ck_assert_int_eq(b2f_vlmeta_delete(f, "history"), 0);
+    ck_assert_int_eq(b2f_vlmeta_delete(f, "history"), B2F_ENOTFOUND);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "", "x", 1), B2F_EMETA);
+    commit(f);
+    b2f_close(f);
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_vlmeta_count(f), 1);
+    ck_assert_int_eq(b2f_vlmeta_get(f, "attrs", &c, &len), 0);
+    ck_assert(len == 2 && memcmp(c, "{}", 2) == 0);
+    free(c);
+    b2f_close(f);
+    close(fd);
+    free(m.data);
+}
+END_TEST
+
+START_TEST(params)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_LZ4, "shuffle", 4, 8192);
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.typesize = 2;
+    p.chunksize = 4096;
+    ck_assert_int_eq(b2f_set_params(f, &p), 0);   /* empty: anything goes */
+    model m = {0};
+    uint8_t data[10000];
+    tu_fill_float_series(data, sizeof data, 5);
+    append(f, &m, data, sizeof data);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.nchunks, 3);
+    ck_assert_int_eq(b2f_set_params(f, &p), 0);
+    p.cp.typesize = 8;
+    ck_assert_int_eq(b2f_set_params(f, &p), B2F_ERANGE);
+    p.cp.typesize = 2;
+    p.cp.codec = B2_ZLIB;
+    ck_assert_int_eq(b2f_set_params(f, &p), 0);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 0, data + 4096, 4096), 0);
+    model_set(&m, 0, data + 4096, 4096);
+    commit(f);
+    b2f_close(f);
+    check_file(fd, &m, "params changed");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.codec, B2_ZLIB);
+    ck_assert_int_eq(st.typesize, 2);
+    ck_assert_int_eq(st.chunksize, 4096);
+    const b2_chunk_layout *lay;
+    ck_assert_int_eq(b2f_chunk_layout(f, 0, &lay), 0);
+    ck_assert_int_eq(lay->info.codec, B2_ZLIB);
+    ck_assert_int_eq(b2f_chunk_layout(f, 1, &lay), 0);
+    ck_assert_int_eq(lay->info.codec, B2_ZSTD);   /* written before the change */
+    b2f_close(f);
+    close(fd);
+    free(m.data);
+}
+END_TEST
+
+/* ---- crash consistency ---- */
+
+static int fail_at = -1, nops;
+
+static int stop_here(void)
+{
+    if (fail_at >= 0 && nops++ >= fail_at) {
+        errno = EIO;
+        return 1;
+    }
+    return 0;
+}
+static ssize_t crash_pwrite(int fd, const void *b, size_t n, off_t o)
+{
+    return stop_here() ? -1 : pwrite(fd, b, n, o);
+}
+static int crash_sync(int fd)
+{
+    return stop_here() ? -1 : fdatasync(fd);
+}
+static int crash_truncate(int fd, off_t len)
+{
+    return stop_here() ? -1 : ftruncate(fd, len);
+}
+static const b2f_io crash_io = {NULL, crash_pwrite, crash_sync, crash_truncate};
+
+typedef void (*edit_fn)(b2_frame *f, model *m);
+
+static void copy_fd(int from, int to)
+{
+    struct stat st;
+    fstat(from, &st);
+    uint8_t *b = malloc((size_t)st.st_size + 1);
+    ck_assert(pread(from, b, (size_t)st.st_size, 0) == st.st_size);
+    ck_assert(ftruncate(to, 0) == 0);
+    ck_assert(pwrite(to, b, (size_t)st.st_size, 0) == st.st_size);
+    free(b);
+}
+
+static int same_contents(int fd, const model *m, const char *vl)
+{
+    b2_frame *f;
+    if (b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0) != 0)
+        return -1;
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    int same = st.nbytes == (int64_t)m->len;
+    if (same && m->len) {
+        uint8_t *buf = malloc(m->len);
+        b2_dctx *ctx = b2_dctx_new();
+        same = b2f_pread(f, ctx, buf, m->len, 0) == (ssize_t)m->len &&
+               memcmp(buf, m->data, m->len) == 0;
+        free(buf);
+        b2_dctx_free(ctx);
+    }
+    uint8_t *c = NULL;
+    size_t len = 0;
+    int has = b2f_vlmeta_get(f, "note", &c, &len) == 0;
+    if (vl)
+        same = same && has && len == strlen(vl) && memcmp(c, vl, len) == 0;
+    else
+        same = same && !has;
+    free(c);
+    b2f_close(f);
+    return same;
+}
+
+/* Runs edit + commit on a copy of base with the k-th write/sync failing, for every k
+ * until the commit goes through; the file must then hold old or new, nothing else. */
+static void crash_each_write(int base, const model *old, const char *old_vl, edit_fn edit,
+                             const char *new_vl)
+{
+    int ops = -1;
+    for (int k = 0; k < 200; k++) {
+        int fd = tmpfd();
+        copy_fd(base, fd);
+        b2_frame *f;
+        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, &crash_io, NULL, 0), 0);
+        model now = {malloc(old->len + 1), old->len};
+        if (old->len)
+            memcpy(now.data, old->data, old->len);
+        edit(f, &now);
+        if (new_vl)
+            ck_assert_int_eq(b2f_vlmeta_set(f, "note", new_vl, strlen(new_vl)), 0);
+        else
+            b2f_vlmeta_delete(f, "note");
+        fail_at = k;
+        nops = 0;
+        char err[256] = "";
+        int rc = b2f_commit(f, 1, err, sizeof err);
+        fail_at = -1;
+        b2f_close(f);
+        int is_old = same_contents(fd, old, old_vl);
+        int is_new = same_contents(fd, &now, new_vl);
+        ck_assert_msg(is_old >= 0, "stopped at write %d: the frame does not open", k);
+        ck_assert_msg(is_old || is_new, "stopped at write %d: neither old nor new contents", k);
+        if (rc == 0)
+            ck_assert_msg(is_new, "commit succeeded but the file is not new");
+        free(now.data);
+        close(fd);
+        if (rc == 0) {
+            ops = k;
+            break;
+        }
+    }
+    ck_assert_msg(ops > 2, "the commit never went through (or made no writes)");
+}
+
+static void edit_update_append(b2_frame *f, model *m)
+{
+    uint8_t c[8192];
+    tu_fill_random(c, sizeof c, 77);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, c, sizeof c), 0);
+    model_set(m, 8192, c, sizeof c);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    tu_fill_text(c, sizeof c, 78);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, st.nchunks, c, 3000), 0);
+    model_set(m, m->len, c, 3000);
+}
+
+static void edit_delete_all(b2_frame *f, model *m)
+{
+    ck_assert_int_eq(b2f_resize(f, NULL, 0), 0);
+    m->len = 0;
+}
+
+static void edit_grow(b2_frame *f, model *m)
+{
+    size_t old = m->len;
+    ck_assert_int_eq(b2f_resize(f, NULL, old + 100000), 0);
+    uint8_t *z = calloc(1, 100000);
+    model_set(m, old, z, 100000);
+    free(z);
+    ck_assert_int_eq(b2f_delete_chunk(f, 0), 0);
+    memmove(m->data, m->data + 8192, m->len - 8192);
+    m->len -= 8192;
+}
+
+static void edit_fill(b2_frame *f, model *m)
+{
+    uint8_t c[20000];
+    tu_fill_float_series(c, sizeof c, 79);
+    append(f, m, c, sizeof c);
+}
+
+START_TEST(crash_consistency)
+{
+    int base = tmpfd();
+    b2_frame *f = new_frame(base, B2_LZ4, "shuffle", 4, 8192);
+    model m = {0};
+    uint8_t *src = malloc(8192 * 5 + 100);
+    tu_fill_float_series(src, 8192 * 5 + 100, 11);
+    append(f, &m, src, 8192 * 5);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "note", "old", 3), 0);
+    commit(f);
+    b2f_close(f);
+
+    crash_each_write(base, &m, "old", edit_update_append, "new");
+    crash_each_write(base, &m, "old", edit_grow, NULL);
+    crash_each_write(base, &m, "old", edit_delete_all, "emptied");
+
+    /* from an empty frame to data */
+    int empty = tmpfd();
+    f = new_frame(empty, B2_ZSTD, "shuffle", 4, 8192);
+    b2f_close(f);
+    model none = {NULL, 0};
+    crash_each_write(empty, &none, NULL, edit_fill, NULL);
+    close(empty);
+    close(base);
+    free(src);
+    free(m.data);
+}
+END_TEST
+
+/* ---- concurrent readers ---- */
+
+typedef struct reader_arg {
+    b2_frame *f;
+    const model *m;
+    int seed, bad;
+} reader_arg;
+
+static void *reader(void *p)
+{
+    reader_arg *a = p;
+    b2_dctx *ctx = b2_dctx_new();
+    uint8_t buf[20000];
+    uint64_t s = (uint64_t)a->seed * 2654435761u + 1;
+    for (int i = 0; i < 300; i++) {
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        size_t off = (size_t)(s % a->m->len), len = (size_t)(s >> 40) % sizeof buf + 1;
+        if (off + len > a->m->len)
+            len = a->m->len - off;
+        if (b2f_pread(a->f, ctx, buf, len, off) != (ssize_t)len ||
+            memcmp(buf, a->m->data + off, len) != 0)
+            a->bad++;
+    }
+    b2_dctx_free(ctx);
+    return NULL;
+}
+
+START_TEST(concurrent_readers)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 8, 65536);
+    model m = {0};
+    uint8_t *src = malloc(1 << 20);
+    tu_fill_float_series(src, 1 << 20, 2);
+    append(f, &m, src, 1 << 20);
+    commit(f);
+    b2f_close(f);
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    pthread_t t[4];
+    reader_arg a[4];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (reader_arg){f, &m, i, 0};
+        pthread_create(&t[i], NULL, reader, &a[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(a[i].bad, 0);
+    }
+    b2f_close(f);
+    close(fd);
+    free(src);
+    free(m.data);
+}
+END_TEST
+
+START_TEST(refresh_sees_other_writer)
+{
+    int fd = tmpfd();
+    b2_frame *w = new_frame(fd, B2_LZ4, "shuffle", 4, 4096);
+    model m = {0};
+    uint8_t data[10000];
+    tu_fill_float_series(data, sizeof data, 8);
+    append(w, &m, data, 8192);
+    commit(w);
+    b2_frame *r;
+    ck_assert_int_eq(b2f_open(&r, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_refresh(r, NULL, 0), 0);
+    append(w, &m, data, 4096);
+    commit(w);
+    ck_assert_int_eq(b2f_refresh(r, NULL, 0), 1);
+    b2f_stat st;
+    b2f_stat_get(r, &st);
+    ck_assert_int_eq(st.nbytes, 12288);
+    b2f_close(r);
+    b2f_close(w);
+    close(fd);
+    free(m.data);
+}
+END_TEST
+
+static Suite *write_suite(void)
+{
+    Suite *s = suite_create("frame write");
+    TCase *tc = tcase_create("write");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, codecs_and_filters);
+    tcase_add_test(tc, edits);
+    tcase_add_test(tc, meta_and_vlmeta);
+    tcase_add_test(tc, params);
+    tcase_add_test(tc, crash_consistency);
+    tcase_add_test(tc, concurrent_readers);
+    tcase_add_test(tc, refresh_sees_other_writer);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(write_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
