@@ -107,6 +107,33 @@ START_TEST(fixture_bloscpack)
 }
 END_TEST
 
+START_TEST(written_by_b2fs)
+{
+    check_manifest("b2fs-written");
+    int fd = open_data("b2fs-written/compacted-meta-zstd-t8.b2frame");
+    b2_frame *f;
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    const uint8_t *v;
+    size_t len;
+    ck_assert_int_eq(b2f_meta_get(f, "units", &v, &len), 0);
+    ck_assert(len == 6 && memcmp(v, "\xa5HELLO", 6) == 0);
+    uint8_t *c;
+    ck_assert_int_eq(b2f_vlmeta_get(f, "history", &c, &len), 0);
+    ck_assert_int_eq(len, 5000);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_int_eq(c[i], i % 251);
+    free(c);
+    ck_assert_int_eq(b2f_dead_bytes(f), 0);
+    b2f_close(f);
+    close(fd);
+    fd = open_data("b2fs-written/edited-meta-zstd-t8.b2frame");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_gt(b2f_dead_bytes(f), 0);
+    b2f_close(f);
+    close(fd);
+}
+END_TEST
+
 START_TEST(fixture_stat)
 {
     int fd = open_data("f64-zstd3-shuffle-t8-c262144-bx.b2frame");
@@ -548,6 +575,7 @@ static Suite *frame_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, fixture_frames);
     tcase_add_test(tc, fixture_bloscpack);
+    tcase_add_test(tc, written_by_b2fs);
     tcase_add_test(tc, fixture_stat);
     tcase_add_test(tc, special_chunks);
     tcase_add_test(tc, metalayers);

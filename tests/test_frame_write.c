@@ -422,6 +422,31 @@ static int same_contents(int fd, const model *m, const char *vl)
     return same;
 }
 
+/* With B2F_CRASH_DIR set, every stopped commit's file is kept there, listed in
+ * crash.tsv with the sha256 of the old and the new contents (for checks with C-Blosc2). */
+static void keep_crash_state(int fd, int k, const model *old, const model *now)
+{
+    static int scenario;
+    const char *dir = getenv("B2F_CRASH_DIR");
+    if (!dir || !*dir)
+        return;
+    if (k == 0)
+        scenario++;
+    char path[1024], hold[65], hnew[65];
+    snprintf(path, sizeof path, "%s/s%d-k%02d.b2frame", dir, scenario, k);
+    int out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ck_assert(out >= 0);
+    copy_fd(fd, out);
+    close(out);
+    tu_sha256_hex(old->data, old->len, hold);
+    tu_sha256_hex(now->data, now->len, hnew);
+    snprintf(path, sizeof path, "%s/crash.tsv", dir);
+    FILE *l = fopen(path, "a");
+    ck_assert(l != NULL);
+    fprintf(l, "s%d-k%02d.b2frame\t%s\t%s\n", scenario, k, hold, hnew);
+    fclose(l);
+}
+
 /* Runs edit + commit on a copy of base with the k-th write/sync failing, for every k
  * until the commit goes through; the file must then hold old or new, nothing else. */
 static void crash_each_write(int base, const model *old, const char *old_vl, edit_fn edit,
@@ -447,6 +472,7 @@ static void crash_each_write(int base, const model *old, const char *old_vl, edi
         int rc = b2f_commit(f, 1, err, sizeof err);
         fail_at = -1;
         b2f_close(f);
+        keep_crash_state(fd, k, old, &now);
         int is_old = same_contents(fd, old, old_vl);
         int is_new = same_contents(fd, &now, new_vl);
         ck_assert_msg(is_old >= 0, "stopped at write %d: the frame does not open", k);
@@ -610,6 +636,164 @@ START_TEST(refresh_sees_other_writer)
 }
 END_TEST
 
+/* ---- frames for the interop checks (kept in tests/data/b2fs-written) ---- */
+
+static FILE *manifest;
+static char outdir[512];
+
+static int out_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", outdir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ck_assert_msg(fd >= 0, "cannot create %s", path);
+    return fd;
+}
+
+static void record(int fd, const char *name, const model *m, const char *cols, const char *note)
+{
+    check_file(fd, m, name);
+    char hex[65];
+    tu_sha256_hex(m->data, m->len, hex);
+    fprintf(manifest, "%s\t%zu\t%s\t%s\t%s\n", name, m->len, hex, cols, note);
+}
+
+START_TEST(written_frames)
+{
+    const char *dir = getenv("B2F_WRITE_DIR");
+    if (dir && *dir) {
+        snprintf(outdir, sizeof outdir, "%s", dir);
+        mkdir(outdir, 0755);
+    } else {
+        snprintf(outdir, sizeof outdir, "/tmp/b2fs-written-XXXXXX");
+        ck_assert(mkdtemp(outdir) != NULL);
+    }
+    char mpath[1024];
+    snprintf(mpath, sizeof mpath, "%s/MANIFEST.tsv", outdir);
+    manifest = fopen(mpath, "w");
+    ck_assert(manifest != NULL);
+    fprintf(manifest, "file\tnbytes\tsha256\tcodec\tclevel\ttypesize\tfilters\tchunksize\tnote\n");
+    static const int codecs[] = {B2_BLOSCLZ, B2_LZ4, B2_LZ4HC, B2_ZLIB, B2_ZSTD};
+    static const char *filters[] = {"none", "shuffle", "bitshuffle", "delta,shuffle",
+                                    "trunc:20,shuffle"};
+    static const size_t sizes[] = {1, 7, 12345, 50000, 65536};
+    uint8_t *src = malloc(70000);
+    tu_fill_float_series(src, 70000, 21);
+    for (int c = 0; c < 5; c++) {
+        for (int fi = 0; fi < 5; fi++) {
+            size_t len = sizes[(c + fi) % 5];
+            int ts = fi == 4 ? 4 : 8;
+            char name[128], cols[128];
+            snprintf(name, sizeof name, "%s-%s-t%d-n%zu.b2frame", b2_codec_name(codecs[c]),
+                     filters[fi], ts, len);
+            for (char *p = name; *p; p++)
+                if (*p == ',' || *p == ':')
+                    *p = '+';
+            snprintf(cols, sizeof cols, "%s\t5\t%d\t%s\t16384", b2_codec_name(codecs[c]), ts,
+                     filters[fi]);
+            int fd = out_file(name);
+            b2_frame *f = new_frame(fd, codecs[c], filters[fi], ts, 16384);
+            model m = {0};
+            append(f, &m, src, len);
+            commit(f);
+            b2f_close(f);
+            if (fi == 4) {   /* lossy: the manifest holds what is decoded */
+                ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+                b2_dctx *ctx = b2_dctx_new();
+                ck_assert_int_eq(b2f_pread(f, ctx, m.data, m.len, 0), (ssize_t)m.len);
+                b2_dctx_free(ctx);
+                b2f_close(f);
+            }
+            record(fd, name, &m, cols, fi == 4 ? "lossy" : "plain");
+            close(fd);
+            free(m.data);
+        }
+    }
+
+    /* special chunks, metalayers, vlmetalayers, edits, then a compacted copy */
+    int fd = out_file("edited-meta-zstd-t8.b2frame");
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.clevel = 3;
+    p.chunksize = 8192;
+    const char *names[] = {"units", "dims"};
+    const void *vals[] = {"\xa5hello", "\x93\x01\x02\x03"};
+    size_t lens[] = {6, 4};
+    b2_frame *f;
+    ck_assert_int_eq(b2f_create(&f, fd, &p, 2, names, vals, lens, NULL, NULL, 0), 0);
+    model m = {0};
+    append(f, &m, src, 8192 * 6);
+    commit(f);
+    uint8_t c8[8192];
+    tu_fill_random(c8, sizeof c8, 5);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, c8, sizeof c8), 0);   /* update */
+    model_set(&m, 8192, c8, sizeof c8);
+    tu_fill_text(c8, sizeof c8, 6);
+    ck_assert_int_eq(b2f_insert_chunk(f, NULL, 3, c8, sizeof c8), 0);   /* insert */
+    uint8_t *nm = malloc(m.len + 8192);
+    memcpy(nm, m.data, 3 * 8192);
+    memcpy(nm + 3 * 8192, c8, 8192);
+    memcpy(nm + 4 * 8192, m.data + 3 * 8192, m.len - 3 * 8192);
+    free(m.data);
+    m.data = nm;
+    m.len += 8192;
+    ck_assert_int_eq(b2f_delete_chunk(f, 5), 0);                        /* delete */
+    memmove(m.data + 5 * 8192, m.data + 6 * 8192, m.len - 6 * 8192);
+    m.len -= 8192;
+    commit(f);
+    size_t old = m.len;
+    ck_assert_int_eq(b2f_resize(f, NULL, old + 3 * 8192 + 1001), 0);   /* zero specials */
+    uint8_t *z = calloc(1, 3 * 8192 + 1001);
+    model_set(&m, old, z, 3 * 8192 + 1001);
+    free(z);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "attrs", "{\"sensor\": \"t-17\"}", 18), 0);
+    uint8_t hist[5000];
+    for (int i = 0; i < 5000; i++)
+        hist[i] = (uint8_t)(i % 251);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "history", hist, sizeof hist), 0);
+    ck_assert_int_eq(b2f_meta_update(f, "units", "\xa5HELLO", 6), 0);
+    commit(f);
+    record(fd, "edited-meta-zstd-t8.b2frame", &m, "zstd\t3\t8\tshuffle\t8192",
+           "edited: update, insert, delete, grow; metalayers:units,dims vlmetalayers:attrs,history");
+    int out = out_file("compacted-meta-zstd-t8.b2frame");
+    ck_assert_int_eq(b2f_compact_into(f, out, NULL, 0), 0);
+    record(out, "compacted-meta-zstd-t8.b2frame", &m, "zstd\t3\t8\tshuffle\t8192",
+           "compacted copy of edited-meta-zstd-t8");
+    close(out);
+    b2f_close(f);
+    close(fd);
+    free(m.data);
+
+    /* an empty frame with a vlmetalayer, and a frame emptied after holding data */
+    fd = out_file("empty-lz4.b2frame");
+    f = new_frame(fd, B2_LZ4, "shuffle", 4, 4096);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "note", "nothing here", 12), 0);
+    commit(f);
+    model none = {NULL, 0};
+    record(fd, "empty-lz4.b2frame", &none, "lz4\t5\t4\tshuffle\t4096", "empty vlmetalayers:note");
+    b2f_close(f);
+    close(fd);
+    fd = out_file("emptied-zstd.b2frame");
+    f = new_frame(fd, B2_ZSTD, "shuffle", 8, 4096);
+    model e = {0};
+    append(f, &e, src, 10000);
+    commit(f);
+    ck_assert_int_eq(b2f_resize(f, NULL, 0), 0);
+    commit(f);
+    record(fd, "emptied-zstd.b2frame", &none, "zstd\t5\t8\tshuffle\t4096", "emptied after data");
+    b2f_close(f);
+    close(fd);
+    free(e.data);
+    fclose(manifest);
+    free(src);
+    if (!(dir && *dir)) {   /* not kept: remove what was made */
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", outdir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("frame write");
@@ -622,6 +806,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, crash_consistency);
     tcase_add_test(tc, concurrent_readers);
     tcase_add_test(tc, refresh_sees_other_writer);
+    tcase_add_test(tc, written_frames);
     suite_add_tcase(s, tc);
     return s;
 }
