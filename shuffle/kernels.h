@@ -28,6 +28,11 @@ typedef struct b2_kernels {
 } b2_kernels;
 
 extern const b2_kernels b2k_generic;
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define B2K_HAVE_X86 1
+extern const b2_kernels b2k_sse2;
+extern const b2_kernels b2k_avx2;
+#endif
 
 /* The generic primitives, also used by the SIMD sets for what their vectors leave over. */
 void b2k_generic_shuffle(size_t typesize, size_t nitems, const uint8_t *src, uint8_t *dst,

@@ -6,5 +6,8 @@ shuffle_libb2shuffle_a_SOURCES = \
 	shuffle/dispatch.c \
 	shuffle/block.c \
 	shuffle/shuffle_generic.c \
+	shuffle/simd_kernels.h \
+	shuffle/shuffle_sse2.c \
+	shuffle/shuffle_avx2.c \
 	shuffle/delta.c \
 	shuffle/trunc_prec.c

@@ -1,0 +1,37 @@
+/* The AVX2 kernel set: 32-byte vectors (see simd_kernels.h). Only these functions use
+ * AVX2 instructions, so the library still runs where the CPU lacks them. */
+#include "shuffle/kernels.h"
+
+#ifdef B2K_HAVE_X86
+#include <immintrin.h>
+
+typedef __m256i V;
+#define VBYTES 32
+#define B2K_TARGET __attribute__((target("avx2")))
+#define SIMD(name) avx2_##name
+#define V_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define V_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define V_ZERO() _mm256_setzero_si256()
+#define V_AND _mm256_and_si256
+#define V_XOR _mm256_xor_si256
+#define V_SET1_64 _mm256_set1_epi64x
+#define V_SRLI64 _mm256_srli_epi64
+#define V_SLLI64 _mm256_slli_epi64
+#define V_UNPACKLO8 _mm256_unpacklo_epi8
+#define V_UNPACKHI8 _mm256_unpackhi_epi8
+#define LOAD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STORE128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define V_LOAD_LANES(p, q) \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(LOAD128(p)), LOAD128(q), 1)
+#define V_STORE_LANE0(p, v) STORE128((p), _mm256_castsi256_si128(v))
+#define V_STORE_LANE1(p, v) STORE128((p), _mm256_extracti128_si256((v), 1))
+
+#include "shuffle/simd_kernels.h"
+
+const b2_kernels b2k_avx2 = {
+    .name = "avx2",
+    .shuffle = avx2_shuffle,
+    .unshuffle = avx2_unshuffle,
+    .bit_transpose = avx2_bit_transpose,
+};
+#endif

@@ -1,0 +1,33 @@
+/* The SSE2 kernel set: 16-byte vectors (see simd_kernels.h). */
+#include "shuffle/kernels.h"
+
+#ifdef B2K_HAVE_X86
+#include <emmintrin.h>
+
+typedef __m128i V;
+#define VBYTES 16
+#define B2K_TARGET __attribute__((target("sse2")))
+#define SIMD(name) sse2_##name
+#define V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define V_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define V_ZERO() _mm_setzero_si128()
+#define V_AND _mm_and_si128
+#define V_XOR _mm_xor_si128
+#define V_SET1_64 _mm_set1_epi64x
+#define V_SRLI64 _mm_srli_epi64
+#define V_SLLI64 _mm_slli_epi64
+#define V_UNPACKLO8 _mm_unpacklo_epi8
+#define V_UNPACKHI8 _mm_unpackhi_epi8
+#define V_LOAD_LANES(p, q) V_LOADU(p)
+#define V_STORE_LANE0(p, v) V_STOREU((p), (v))
+#define V_STORE_LANE1(p, v) ((void)0)
+
+#include "shuffle/simd_kernels.h"
+
+const b2_kernels b2k_sse2 = {
+    .name = "sse2",
+    .shuffle = sse2_shuffle,
+    .unshuffle = sse2_unshuffle,
+    .bit_transpose = sse2_bit_transpose,
+};
+#endif

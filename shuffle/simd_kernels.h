@@ -1,0 +1,234 @@
+/* The SIMD kernels, written once for any vector width. Included by shuffle_sse2.c and
+ * shuffle_avx2.c after they define:
+ *   V, VBYTES              the vector type and its size (16 or 32)
+ *   B2K_TARGET             the target attribute for every function here
+ *   SIMD(name)             the set's prefix for the kernel names
+ *   V_LOADU(p), V_STOREU(p, v), V_ZERO(), V_AND, V_XOR, V_SET1_64, V_SRLI64, V_SLLI64
+ *   V_UNPACKLO8, V_UNPACKHI8      byte interleave inside each 16-byte lane
+ *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
+ *   V_STORE_LANE0(p, v), V_STORE_LANE1(p, v)   (the latter does nothing for SSE2)
+ *
+ * How the byte transposes work. The unpack instructions act on each 16-byte lane on
+ * its own. Number the bytes in flight by an address whose low 4 bits are the position
+ * in the lane and whose other bits select the vector (the "slots") or the lane. One
+ * round of unpacks, pairing the vectors that differ in one slot bit, moves the top
+ * position bit into that slot and shifts the position left, putting the old slot bit
+ * at the bottom. For 16 items of 2^m bytes (m = 1..4) in 2^m vectors:
+ *   in:  slots = item bits 3..4-m, position = item bits 3-m..0, byte bits m-1..0
+ *   out: slots = byte bits,        position = item bits 3..0
+ * which takes 4 rounds for the shuffle (slots m-1, m-2, .., 0, m-1, ..) and m rounds
+ * for the unshuffle (slots m-1 down to 0). For typesize 8 the rows come out in the
+ * order 0 2 4 6 1 3 5 7. With 32-byte vectors the lane bit is item bit 4: each vector
+ * is loaded from two 16-byte pieces 16 items apart, so that both lanes go through the
+ * same rounds and each row comes out as 32 consecutive items.
+ * Other typesizes go through 16 x 16 byte tiles (16 items x 16 bytes of each), which
+ * are the case m = 4 above.
+ */
+
+#define B2K_INLINE static inline __attribute__((always_inline)) B2K_TARGET
+#define ITEMS (VBYTES)          /* items per iteration: one row is one vector */
+
+/* One round of unpacks over nvec vectors, pairing on slot bit `slot`. */
+B2K_INLINE void SIMD(round)(V *x, unsigned nvec, unsigned slot)
+{
+    unsigned bit = 1u << slot;
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < nvec; k++) {
+        if (k & bit)
+            continue;
+        V a = x[k], b = x[k | bit];
+        x[k] = V_UNPACKLO8(a, b);
+        x[k | bit] = V_UNPACKHI8(a, b);
+    }
+}
+
+/* Output row held by vector k after the shuffle rounds for typesize 2^m. */
+B2K_INLINE size_t SIMD(row_of)(unsigned m, unsigned k)
+{
+    static const unsigned char rows8[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+    return m == 3 ? rows8[k] : k;
+}
+
+/* Typesize 2^m: returns how many items were done (a multiple of ITEMS). Two groups
+ * of ITEMS items are transposed before anything is stored, so that each row receives
+ * 2 * VBYTES consecutive bytes at once: with 8 or 16 rows a power of two apart, a
+ * partly written line would often be evicted before its other half comes. */
+B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
+{
+    const unsigned ts = 1u << m;
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < ts; k++)
+        x[k] = V_LOAD_LANES(s + 16 * k, s + 16 * ts + 16 * k);
+#pragma GCC unroll 4
+    for (unsigned r = 0; r < 4; r++)
+        SIMD(round)(x, ts, (m - 1) - r % m);
+}
+
+B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
+                                     size_t stride)
+{
+    const unsigned ts = 1u << m;
+    size_t i = 0;
+    for (; i + 2 * ITEMS <= n; i += 2 * ITEMS) {
+        V x[16], y[16];
+        SIMD(shuffle_group)(m, src + i * ts, x);
+        SIMD(shuffle_group)(m, src + (i + ITEMS) * ts, y);
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < ts; k++) {
+            uint8_t *d = dst + SIMD(row_of)(m, k) * stride + i;
+            V_STOREU(d, x[k]);
+            V_STOREU(d + VBYTES, y[k]);
+        }
+    }
+    for (; i + ITEMS <= n; i += ITEMS) {
+        V x[16];
+        SIMD(shuffle_group)(m, src + i * ts, x);
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < ts; k++)
+            V_STOREU(dst + SIMD(row_of)(m, k) * stride + i, x[k]);
+    }
+    return i;
+}
+
+B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
+                                       size_t stride, uint8_t *dst)
+{
+    const unsigned ts = 1u << m;
+    size_t i = 0;
+    for (; i + ITEMS <= n; i += ITEMS) {
+        V x[16];
+#pragma GCC unroll 16
+        for (unsigned j = 0; j < ts; j++)
+            x[j] = V_LOADU(src + j * stride + i);
+#pragma GCC unroll 4
+        for (unsigned r = 0; r < m; r++)
+            SIMD(round)(x, ts, (m - 1) - r);
+        uint8_t *d = dst + i * ts;
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < ts; k++) {
+            V_STORE_LANE0(d + 16 * k, x[k]);
+            V_STORE_LANE1(d + 16 * ts + 16 * k, x[k]);
+        }
+    }
+    return i;
+}
+
+/* Any typesize: 16-byte columns of ITEMS items at a time. For typesize < 16 the
+ * 16-byte accesses reach into the following items, so the loop stops while they stay
+ * inside the block. The last column of a typesize >= 16 that is not a multiple of 16
+ * overlaps the one before; those rows are simply written twice. */
+static size_t SIMD(items_in_reach)(size_t ts, size_t n)
+{
+    size_t reach = ts < 16 ? (16 - ts + ts - 1) / ts : 0;   /* whole items of overreach */
+    return n > reach ? n - reach : 0;
+}
+
+B2K_INLINE size_t SIMD(column_start)(size_t ts, size_t j0)
+{
+    return j0 + 16 <= ts ? j0 : (ts >= 16 ? ts - 16 : 0);
+}
+
+B2K_TARGET static size_t SIMD(shuffle_any)(size_t ts, size_t n, const uint8_t *src,
+                                           uint8_t *dst, size_t stride)
+{
+    size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
+    for (; i + ITEMS <= limit; i += ITEMS) {
+        for (size_t j0 = 0; j0 < ts; j0 += 16) {
+            size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
+            const uint8_t *s = src + i * ts + jb;
+            V x[16];
+#pragma GCC unroll 16
+            for (unsigned k = 0; k < 16; k++)
+                x[k] = V_LOAD_LANES(s + k * ts, s + (16 + k) * ts);
+#pragma GCC unroll 4
+            for (unsigned r = 0; r < 4; r++)
+                SIMD(round)(x, 16, 3 - r);
+            for (size_t r = 0; r < rows; r++)
+                V_STOREU(dst + (jb + r) * stride + i, x[r]);
+        }
+    }
+    return i;
+}
+
+/* Items are stored in increasing order (lane 0, then lane 1), so that what a store
+ * writes past its item is overwritten by the next one. */
+B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t *src,
+                                             size_t stride, uint8_t *dst)
+{
+    size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
+    for (; i + ITEMS <= limit; i += ITEMS) {
+        for (size_t j0 = 0; j0 < ts; j0 += 16) {
+            size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
+            V x[16];
+#pragma GCC unroll 16
+            for (unsigned r = 0; r < 16; r++)
+                x[r] = r < rows ? V_LOADU(src + (jb + r) * stride + i) : V_ZERO();
+#pragma GCC unroll 4
+            for (unsigned r = 0; r < 4; r++)
+                SIMD(round)(x, 16, 3 - r);
+            uint8_t *d = dst + i * ts + jb;
+#pragma GCC unroll 16
+            for (unsigned k = 0; k < 16; k++)
+                V_STORE_LANE0(d + k * ts, x[k]);
+#pragma GCC unroll 16
+            for (unsigned k = 0; k < 16; k++)
+                V_STORE_LANE1(d + (16 + k) * ts, x[k]);
+        }
+    }
+    return i;
+}
+
+B2K_TARGET static void SIMD(shuffle)(size_t ts, size_t n, const uint8_t *src, uint8_t *dst,
+                                     size_t stride)
+{
+    size_t done;
+    switch (ts) {
+    case 2: done = SIMD(shuffle_pow2)(1, n, src, dst, stride); break;
+    case 4: done = SIMD(shuffle_pow2)(2, n, src, dst, stride); break;
+    case 8: done = SIMD(shuffle_pow2)(3, n, src, dst, stride); break;
+    case 16: done = SIMD(shuffle_pow2)(4, n, src, dst, stride); break;
+    default: done = SIMD(shuffle_any)(ts, n, src, dst, stride); break;
+    }
+    if (done < n)
+        b2k_generic_shuffle(ts, n - done, src + done * ts, dst + done, stride);
+}
+
+B2K_TARGET static void SIMD(unshuffle)(size_t ts, size_t n, const uint8_t *src,
+                                       size_t stride, uint8_t *dst)
+{
+    size_t done;
+    switch (ts) {
+    case 2: done = SIMD(unshuffle_pow2)(1, n, src, stride, dst); break;
+    case 4: done = SIMD(unshuffle_pow2)(2, n, src, stride, dst); break;
+    case 8: done = SIMD(unshuffle_pow2)(3, n, src, stride, dst); break;
+    case 16: done = SIMD(unshuffle_pow2)(4, n, src, stride, dst); break;
+    default: done = SIMD(unshuffle_any)(ts, n, src, stride, dst); break;
+    }
+    if (done < n)
+        b2k_generic_unshuffle(ts, n - done, src + done, stride, dst + done * ts);
+}
+
+/* b2k_transpose8x8 on every 64-bit lane. */
+B2K_INLINE V SIMD(swap_bits)(V x, uint64_t mask, int shift)
+{
+    V t = V_AND(V_XOR(x, V_SRLI64(x, shift)), V_SET1_64((long long)mask));
+    return V_XOR(V_XOR(x, t), V_SLLI64(t, shift));
+}
+
+B2K_TARGET static void SIMD(bit_transpose)(size_t nwords, const uint8_t *src, uint8_t *dst)
+{
+    const size_t per = VBYTES / 8;
+    size_t w = 0;
+    for (; w + per <= nwords; w += per) {
+        V x = V_LOADU(src + 8 * w);
+        x = SIMD(swap_bits)(x, 0x00AA00AA00AA00AAull, 7);
+        x = SIMD(swap_bits)(x, 0x0000CCCC0000CCCCull, 14);
+        x = SIMD(swap_bits)(x, 0x00000000F0F0F0F0ull, 28);
+        V_STOREU(dst + 8 * w, x);
+    }
+    if (w < nwords)
+        b2k_generic_bit_transpose(nwords - w, src + 8 * w, dst + 8 * w);
+}
+
+#undef ITEMS
+#undef B2K_INLINE
