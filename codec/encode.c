@@ -222,7 +222,8 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
             return cbytes;
         if (cbytes > 0) {
             int flags = header_flags(p, 0, split);
-            if (all_zero && !p->blosc1_format) {
+            /* C-Blosc2 2.x reads a special chunk only when it is whole items. */
+            if (all_zero && !p->blosc1_format && n % p->typesize == 0) {
                 write_header(p, d, flags, n, bs, B2_HEADER_LEN);
                 d[HDR_BLOSC2_FLAGS] = B2_SPECIAL_ZERO << 4;
                 return B2_HEADER_LEN;

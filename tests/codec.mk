@@ -20,6 +20,11 @@ UNIT_TESTS += tests/test_codec_roundtrip
 tests_test_codec_roundtrip_SOURCES = tests/test_codec_roundtrip.c tests/codec_helpers.h
 tests_test_codec_roundtrip_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_codec_roundtrip_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
+
+# chunktool: one chunk to or from a file, for tests/codec_interop.sh
+check_PROGRAMS += tests/chunktool
+tests_chunktool_SOURCES = tests/chunktool.c
+tests_chunktool_LDADD = $(CODEC_LIBS)
 # BloscLZ both ways with python3-blosc (uses tests/chunktool)
 TESTS += tests/blosclz_interop.sh
 EXTRA_DIST += tests/blosclz_interop.sh
