@@ -1,6 +1,5 @@
 # fs/: the b2fs program
-# Built on demand (make fs/b2fs) until the frame layer links; then bin_PROGRAMS.
-EXTRA_PROGRAMS = fs/b2fs
+bin_PROGRAMS += fs/b2fs
 fs_b2fs_SOURCES = \
 	fs/b2fs.h \
 	fs/ops.h \

@@ -379,7 +379,9 @@ static int open_node(const char *path, b2fs_loc *loc, struct fuse_file_info *fi,
     int acc = fi->flags & O_ACCMODE;
     pthread_rwlock_wrlock(&n->lock);
     int r = 0;
-    if (acc != O_RDONLY && n->frame && !n->writable)
+    if (!n->frame)
+        r = -EIO; /* did not open: logged once with the reason */
+    else if (acc != O_RDONLY && !n->writable)
         r = -EROFS;
     else if ((fi->flags & O_TRUNC) && acc != O_RDONLY)
         r = node_truncate(n, 0);

@@ -11,9 +11,16 @@ cp "$DATA/$good.b2frame" "$BACK/chunkbad.b2frame"
 head -c 1000 "$DATA/$good.b2frame" >"$BACK/truncated.b2frame"
 head -c 5000 /dev/urandom >"$BACK/garbage.b2frame"
 : >"$BACK/empty.b2frame"
-# overwrite bytes in the middle of the first chunk's compressed data
-size=$(stat -c %s "$BACK/chunkbad.b2frame")
-printf '\377%.0s' $(seq 1 4000) | dd of="$BACK/chunkbad.b2frame" bs=1 seek=$((size / 4)) conv=notrunc status=none
+# chunk 0's block starts overwritten (the chunk header itself stays sound)
+/usr/bin/python3 - "$BACK/chunkbad.b2frame" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.find(b"\x08\x00\x00\x10\x00") - 3   # chunk 0 header: typesize 8, nbytes 1 MiB
+assert i > 0
+b[i + 32:i + 48] = b"\xff" * 16
+open(p, "wb").write(b)
+PY
 sha=$(awk -F'\t' -v f="$good.b2frame" '$1 == f {print $3}' "$DATA/MANIFEST.tsv")
 
 mount_b2fs || { fail "mount"; finish; exit 1; }
