@@ -18,3 +18,6 @@ UNIT_TESTS += tests/test_frame_write
 tests_test_frame_write_SOURCES = tests/test_frame_write.c
 tests_test_frame_write_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_frame_write_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
+# b2frame tool (b2frame engineer)
+TESTS += tests/b2frame_cat.sh tests/b2frame_pack.sh
+EXTRA_DIST += tests/b2frame_cat.sh tests/b2frame_pack.sh
