@@ -12,3 +12,12 @@ noinst_PROGRAMS += contrib/chunkbench
 contrib_chunkbench_SOURCES = contrib/chunkbench.c
 contrib_chunkbench_LDADD = $(CODEC_LIBS)
 EXTRA_DIST += contrib/bench-blosclz
+# b2bench (shuffle engineer): filter kernels and chunk codecs next to memcpy.
+# `make bench` runs it; e.g. make bench BENCH_ARGS="--size 64M" for a quick run.
+noinst_PROGRAMS += contrib/b2bench
+contrib_b2bench_SOURCES = contrib/b2bench.c contrib/b2frame_common.c
+contrib_b2bench_LDADD = $(FRAME_LIBS) -lm
+BENCH_ARGS =
+bench: contrib/b2bench
+	contrib/b2bench $(BENCH_ARGS)
+.PHONY: bench

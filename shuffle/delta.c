@@ -17,17 +17,30 @@ static size_t word_size(size_t typesize)
     }
 }
 
+/* dst = a ^ b over n bytes, 8 at a time; dst may be a. */
+static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        x ^= y;
+        memcpy(dst + i, &x, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = a[i] ^ b[i];
+}
+
 void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
                      const uint8_t *src, uint8_t *dst)
 {
     size_t w = word_size(typesize), coded = len - len % w;
     if (coded > 0 && offset == 0) {
         memcpy(dst, dref, w);
-        for (size_t b = w; b < coded; b++)
-            dst[b] = src[b] ^ dref[b - w];
+        xor_bytes(dst + w, src + w, dref, coded - w);
     } else {
-        for (size_t b = 0; b < coded; b++)
-            dst[b] = src[b] ^ dref[b];
+        xor_bytes(dst, src, dref, coded);
     }
     if (len > coded)
         memcpy(dst + coded, src + coded, len - coded);
@@ -53,12 +66,9 @@ void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t type
     if (coded == 0)
         return;
     if (offset != 0) {
-        for (size_t b = 0; b < coded; b++)
-            buf[b] ^= dref[b];
+        xor_bytes(buf, buf, dref, coded);
     } else if (dref != buf) {
-        /* Ascending order: correct even if dref overlaps buf some other way. */
-        for (size_t b = w; b < coded; b++)
-            buf[b] ^= dref[b - w];
+        xor_bytes(buf + w, buf + w, dref, coded - w);
     } else if (w == 8) {
         RUNNING_XOR(uint64_t);
     } else if (w == 4) {

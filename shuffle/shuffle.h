@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* Byte shuffle: byte j of item i goes to dst[j * (len / typesize) + i]; the
- * len % typesize tail bytes are copied unchanged to the end. typesize 1..255. */
+ * len % typesize tail bytes are copied unchanged to the end. typesize 1..255; a
+ * typesize outside that range copies the block unchanged (here and in the bitshuffle). */
 void b2_shuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
 void b2_unshuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
 
@@ -28,7 +29,10 @@ void b2_bitunshuffle(size_t typesize, size_t len, const uint8_t *src, uint8_t *d
 
 /* Delta filter. `dref` is the chunk's first block (original bytes on encode, already
  * decoded bytes on decode) and `offset` is this block's offset in the chunk: block 0
- * is coded against itself, the others against dref. Decode works in place. */
+ * is coded against itself, the others against dref. Decode works in place; for block
+ * 0 dref is buf itself (as C-Blosc2 calls it), otherwise dref must not overlap buf.
+ * Bytes past the last whole word (typesize 2, 4, 8, or 8 for other multiples of 8,
+ * else 1 byte) are left as they are. */
 void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
                      const uint8_t *src, uint8_t *dst);
 void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
@@ -36,7 +40,8 @@ void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t type
 
 /* Truncate precision (lossy, encode only; decoding is the identity): keeps `prec_bits`
  * mantissa bits of each float32 (typesize 4) or float64 (typesize 8), zeroing the rest;
- * a negative value removes that many bits instead, as C-Blosc2 reads filters_meta.
+ * a negative value removes that many bits instead, as C-Blosc2 reads filters_meta
+ * (pass the meta byte as (int8_t)meta). Tail bytes that are not a whole item are copied.
  * Returns 0, or -1 for an unsupported typesize or a bit count out of range. */
 int b2_trunc_prec(int prec_bits, size_t typesize, size_t len, const uint8_t *src,
                   uint8_t *dst);

@@ -1,0 +1,394 @@
+/* b2bench: speed of the filter kernels and of chunk encode/decode, next to memcpy.
+ *
+ *   b2bench [--size N] [--chunk N] [--clevel N] [--reps N] [--tar FILE]
+ *           [--kernels-only | --chunks-only]
+ *
+ * Prints two tables on stdout, every row measured in the same run on the same buffers:
+ *  1. shuffle, unshuffle, bitshuffle and bitunshuffle per kernel set (generic, sse2,
+ *     avx2) for typesizes 2, 4, 8 and 16, on 256 KiB blocks, as Blosc runs them: one
+ *     side of each call is a block-sized buffer that stays in cache, the other walks
+ *     through --size bytes of memory (shuffle reads it, unshuffle writes it); memcpy
+ *     is timed the same way in the same direction. A second pair of columns has both
+ *     sides in cache.
+ *  2. chunk encode and decode, one thread, per codec and filter pipeline, on a smooth
+ *     float32 series with noise (typesize 4) and on a tar of /usr/include (typesize 1),
+ *     each --size bytes at most, cut into --chunk byte chunks; with the compression
+ *     ratio and memcpy of the same chunks.
+ * Each figure is the best of --reps passes. Decoded data is compared with the input.
+ * Sizes take K, M or G suffixes. Defaults: --size 256M --chunk 1M --clevel 5 --reps 3.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "codec/chunk.h"
+#include "contrib/b2frame.h"
+#include "shuffle/kernels.h"
+
+enum { BLOCK = 256 * 1024 };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *xmalloc(size_t len)
+{
+    void *p = aligned_alloc(4096, (len + 4095) / 4096 * 4096);
+    if (p == NULL) {
+        fprintf(stderr, "b2bench: out of memory (%zu bytes)\n", len);
+        exit(1);
+    }
+    memset(p, 0, len);   /* no page faults inside the timed loops */
+    return p;
+}
+
+static double mbps(size_t bytes, double seconds)
+{
+    return seconds > 0 ? (double)bytes / seconds / 1e6 : 0;
+}
+
+/* ---- data ---- */
+
+/* A slow sine plus a little noise: what a sensor writes. Deterministic. */
+static void fill_series(uint8_t *buf, size_t len)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i + 4 <= len; i += 4) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double t = (double)(i / 4);
+        float v = (float)(20.0 + 5.0 * sin(t / 5000.0) + 0.5 * sin(t / 37.0) +
+                          (double)(x >> 40) / (double)(1 << 24) * 0.01);
+        memcpy(buf + i, &v, 4);
+    }
+    memset(buf + len / 4 * 4, 0, len % 4);
+}
+
+/* The first max bytes of a tar of /usr/include, made at run time unless given. */
+static uint8_t *load_tar(const char *given, size_t max, size_t *len)
+{
+    char path[256];
+    if (given != NULL) {
+        snprintf(path, sizeof path, "%s", given);
+    } else {
+        snprintf(path, sizeof path, "/tmp/b2bench-usr-include.%ld.tar", (long)getpid());
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "tar cf %s /usr/include 2>/dev/null", path);
+        if (system(cmd) != 0)
+            fprintf(stderr, "b2bench: tar of /usr/include reported errors\n");
+    }
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "b2bench: cannot open %s\n", path);
+        return NULL;
+    }
+    uint8_t *buf = xmalloc(max);
+    *len = fread(buf, 1, max, f);
+    fclose(f);
+    if (given == NULL)
+        remove(path);
+    return buf;
+}
+
+/* ---- table 1: filter kernels ---- */
+
+typedef void (*block_op)(const b2_kernels *k, size_t ts, size_t len, const uint8_t *src,
+                         uint8_t *dst);
+
+static void op_memcpy(const b2_kernels *k, size_t ts, size_t len, const uint8_t *src,
+                      uint8_t *dst)
+{
+    (void)k, (void)ts;
+    memcpy(dst, src, len);
+}
+
+static void op_bitshuffle(const b2_kernels *k, size_t ts, size_t len, const uint8_t *src,
+                          uint8_t *dst)
+{
+    b2k_bitshuffle_block(k, ts, len, src, dst, 0);
+}
+
+static void op_bitunshuffle(const b2_kernels *k, size_t ts, size_t len,
+                            const uint8_t *src, uint8_t *dst)
+{
+    b2k_bitunshuffle_block(k, ts, len, src, dst, 0);
+}
+
+struct kbufs {
+    uint8_t *big, *blk, *blk2;
+    size_t size;
+};
+
+/* Seconds for one pass: from big into the cached block (reads_big) or back, or
+ * block to block over the same number of bytes (in_cache). */
+static double kernel_pass(const struct kbufs *b, block_op op, const b2_kernels *k,
+                          size_t ts, int reads_big, int in_cache)
+{
+    double t0 = now();
+    for (size_t off = 0; off + BLOCK <= b->size; off += BLOCK) {
+        if (in_cache)
+            op(k, ts, BLOCK, b->blk2, b->blk);
+        else if (reads_big)
+            op(k, ts, BLOCK, b->big + off, b->blk);
+        else
+            op(k, ts, BLOCK, b->blk, b->big + off);
+    }
+    return now() - t0;
+}
+
+/* Best of reps passes of op and of memcpy, alternated so both see the same machine. */
+static void kernel_row(const struct kbufs *b, const char *name, block_op op,
+                       const b2_kernels *k, size_t ts, int reads_big, int reps)
+{
+    double best[4] = { 1e30, 1e30, 1e30, 1e30 };
+    for (int r = 0; r < reps; r++)
+        for (int in_cache = 0; in_cache <= 1; in_cache++) {
+            double tm = kernel_pass(b, op_memcpy, k, ts, reads_big, in_cache);
+            double tk = kernel_pass(b, op, k, ts, reads_big, in_cache);
+            if (tm < best[2 * in_cache])
+                best[2 * in_cache] = tm;
+            if (tk < best[2 * in_cache + 1])
+                best[2 * in_cache + 1] = tk;
+        }
+    size_t bytes = b->size / BLOCK * BLOCK;
+    printf("%-13s %3zu  %-8s %9.0f %9.0f %6.2f  %9.0f %9.0f %6.2f\n", name, ts, k->name,
+           mbps(bytes, best[1]), mbps(bytes, best[0]), best[0] / best[1],
+           mbps(bytes, best[3]), mbps(bytes, best[2]), best[2] / best[3]);
+}
+
+static void kernel_table(size_t size, int reps)
+{
+    struct kbufs b = { xmalloc(size), xmalloc(BLOCK), xmalloc(BLOCK), size };
+    fill_series(b.big, size);
+    fill_series(b.blk, BLOCK);
+    fill_series(b.blk2, BLOCK);
+    static const struct {
+        const char *name;
+        block_op op;
+        int reads_big;
+    } ops[] = {
+        { "shuffle", b2k_shuffle_block, 1 },
+        { "unshuffle", b2k_unshuffle_block, 0 },
+        { "bitshuffle", op_bitshuffle, 1 },
+        { "bitunshuffle", op_bitunshuffle, 0 },
+    };
+    static const size_t typesizes[] = { 2, 4, 8, 16 };
+    static const char *const sets[] = { "generic", "sse2", "avx2" };
+
+    printf("Filter kernels: %d KiB blocks, %zu MiB walked per pass, best of %d passes;"
+           " active set: %s\n", BLOCK / 1024, size >> 20, reps, b2k_active()->name);
+    printf("%-13s %3s  %-8s %9s %9s %6s  %9s %9s %6s\n", "", "", "", "streaming",
+           "", "", "in cache", "", "");
+    printf("%-13s %3s  %-8s %9s %9s %6s  %9s %9s %6s\n", "filter", "ts", "set", "MB/s",
+           "memcpy", "ratio", "MB/s", "memcpy", "ratio");
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t t = 0; t < sizeof typesizes / sizeof typesizes[0]; t++)
+            for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+                const b2_kernels *k = b2k_by_name(sets[s]);
+                if (k != NULL)
+                    kernel_row(&b, ops[o].name, ops[o].op, k, typesizes[t],
+                               ops[o].reads_big, reps);
+            }
+    printf("(ratio = kernel speed / memcpy speed on the same blocks in the same"
+           " direction)\n\n");
+    free(b.big), free(b.blk), free(b.blk2);
+}
+
+/* ---- table 2: chunks ---- */
+
+struct dataset {
+    const char *name;
+    const uint8_t *data;
+    size_t len;
+    int typesize;
+};
+
+struct chunk_bufs {
+    uint8_t *comp, *out;
+    size_t *clen;
+    size_t chunk, nchunks;
+};
+
+static double memcpy_chunks(const struct dataset *d, struct chunk_bufs *cb)
+{
+    double t0 = now();
+    for (size_t c = 0; c < cb->nchunks; c++) {
+        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        memcpy(cb->out + off, d->data + off, n);
+    }
+    return now() - t0;
+}
+
+/* Encodes every chunk (filling cb->comp), returns the seconds or < 0 on error. */
+static double encode_chunks(b2_cctx *cx, const struct dataset *d, struct chunk_bufs *cb,
+                            size_t *total_c)
+{
+    size_t cap = cb->chunk + B2_MAX_OVERHEAD;
+    *total_c = 0;
+    double t0 = now();
+    for (size_t c = 0; c < cb->nchunks; c++) {
+        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        int r = b2_chunk_encode(cx, d->data + off, n, cb->comp + c * cap, cap);
+        if (r < 0) {
+            fprintf(stderr, "b2bench: encode: %s\n", b2_strerror(r));
+            return -1;
+        }
+        cb->clen[c] = (size_t)r;
+        *total_c += (size_t)r;
+    }
+    return now() - t0;
+}
+
+static double decode_chunks(b2_dctx *dx, const struct dataset *d, struct chunk_bufs *cb)
+{
+    size_t cap = cb->chunk + B2_MAX_OVERHEAD;
+    double t0 = now();
+    for (size_t c = 0; c < cb->nchunks; c++) {
+        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        int r = b2_chunk_decode(dx, cb->comp + c * cap, cb->clen[c], cb->out + off, n);
+        if (r != (int)n) {
+            fprintf(stderr, "b2bench: decode: %s\n", r < 0 ? b2_strerror(r) : "short");
+            return -1;
+        }
+    }
+    return now() - t0;
+}
+
+static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char *codec,
+                      const char *filters, int clevel, int reps, double t_memcpy)
+{
+    b2_cparams p;
+    b2_cparams_default(&p);
+    p.codec = b2_codec_from_name(codec);
+    p.clevel = clevel;
+    p.typesize = d->typesize;
+    if (b2_filters_parse(filters, ',', p.filters, p.filters_meta) != 0) {
+        fprintf(stderr, "b2bench: bad filters %s\n", filters);
+        return;
+    }
+    b2_cctx *cx = b2_cctx_new(&p);
+    b2_dctx *dx = b2_dctx_new();
+    if (cx == NULL || dx == NULL) {
+        fprintf(stderr, "b2bench: cannot make contexts for %s %s\n", codec, filters);
+        b2_cctx_free(cx), b2_dctx_free(dx);
+        return;
+    }
+    double te = 1e30, td = 1e30;
+    size_t total_c = 0;
+    int ok = 1;
+    for (int r = 0; r < reps && ok; r++) {
+        double t = encode_chunks(cx, d, cb, &total_c);
+        ok = t >= 0;
+        te = ok && t < te ? t : te;
+        t = ok ? decode_chunks(dx, d, cb) : -1;
+        ok = ok && t >= 0;
+        td = ok && t < td ? t : td;
+    }
+    if (ok && memcmp(cb->out, d->data, d->len) != 0) {
+        fprintf(stderr, "b2bench: %s %s: decoded data differs\n", codec, filters);
+        ok = 0;
+    }
+    if (ok)
+        printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", codec, filters,
+               (double)d->len / (double)total_c, mbps(d->len, te), t_memcpy / te,
+               mbps(d->len, td), t_memcpy / td);
+    else
+        printf("%-9s %-14s   (failed)\n", codec, filters);
+    fflush(stdout);
+    b2_cctx_free(cx);
+    b2_dctx_free(dx);
+}
+
+static void chunk_table(const struct dataset *d, size_t chunk, int clevel, int reps)
+{
+    static const char *const codecs[] = { "blosclz", "lz4", "lz4hc", "zlib", "zstd" };
+    static const char *const filters[] = { "none", "shuffle", "bitshuffle",
+                                           "delta,shuffle" };
+    struct chunk_bufs cb = { .chunk = chunk, .nchunks = (d->len + chunk - 1) / chunk };
+    cb.comp = xmalloc(cb.nchunks * (chunk + B2_MAX_OVERHEAD));
+    cb.out = xmalloc(d->len);
+    cb.clen = calloc(cb.nchunks ? cb.nchunks : 1, sizeof *cb.clen);
+    double tm = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t = memcpy_chunks(d, &cb);
+        tm = t < tm ? t : tm;
+    }
+    printf("Chunks: %s, %zu bytes, typesize %d, %zu KiB chunks, clevel %d, 1 thread,"
+           " best of %d\n", d->name, d->len, d->typesize, chunk >> 10, clevel, reps);
+    printf("%-9s %-14s %7s %9s %6s %9s %6s\n", "codec", "filters", "ratio", "enc MB/s",
+           "x mcpy", "dec MB/s", "x mcpy");
+    printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", "memcpy", "-", 1.0,
+           mbps(d->len, tm), 1.0, mbps(d->len, tm), 1.0);
+    fflush(stdout);
+    for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++)
+        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++)
+            chunk_row(d, &cb, codecs[c], filters[f], clevel, reps, tm);
+    printf("(x mcpy = speed / memcpy speed on the same chunks)\n\n");
+    free(cb.comp), free(cb.out), free(cb.clen);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: b2bench [--size N] [--chunk N] [--clevel N] [--reps N]"
+                    " [--tar FILE] [--kernels-only | --chunks-only]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "size", required_argument, NULL, 's' },
+        { "chunk", required_argument, NULL, 'c' },
+        { "clevel", required_argument, NULL, 'l' },
+        { "reps", required_argument, NULL, 'r' },
+        { "tar", required_argument, NULL, 't' },
+        { "kernels-only", no_argument, NULL, 'k' },
+        { "chunks-only", no_argument, NULL, 'C' },
+        { NULL, 0, NULL, 0 },
+    };
+    int64_t size = 256 << 20, chunk = 1 << 20;
+    long clevel = 5, reps = 3;
+    const char *tar = NULL;
+    int kernels = 1, chunks = 1, o;
+    while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int bad = 0;
+        switch (o) {
+        case 's': bad = bt_parse_size(optarg, INT64_C(1) << 40, &size) < 0 || size < BLOCK; break;
+        case 'c': bad = bt_parse_size(optarg, B2_MAX_NBYTES, &chunk) < 0 || chunk == 0; break;
+        case 'l': bad = bt_parse_int(optarg, 0, 9, &clevel) < 0; break;
+        case 'r': bad = bt_parse_int(optarg, 1, 1000, &reps) < 0; break;
+        case 't': tar = optarg; break;
+        case 'k': chunks = 0; break;
+        case 'C': kernels = 0; break;
+        default: bad = 1;
+        }
+        if (bad)
+            return usage();
+    }
+    if (optind != argc || (!kernels && !chunks))
+        return usage();
+
+    if (kernels)
+        kernel_table((size_t)size, (int)reps);
+    if (chunks) {
+        uint8_t *series = xmalloc((size_t)size);
+        fill_series(series, (size_t)size);
+        struct dataset f32 = { "float32 series (sine + noise)", series, (size_t)size, 4 };
+        chunk_table(&f32, (size_t)chunk, (int)clevel, (int)reps);
+        free(series);
+        size_t tlen = 0;
+        uint8_t *t = load_tar(tar, (size_t)size, &tlen);
+        if (t != NULL && tlen > 0) {
+            struct dataset tr = { tar ? tar : "tar of /usr/include", t, tlen, 1 };
+            chunk_table(&tr, (size_t)chunk, (int)clevel, (int)reps);
+        }
+        free(t);
+    }
+    return 0;
+}
