@@ -21,25 +21,23 @@
 #include <string.h>
 
 /* Fixed-size moves the compiler turns into single loads and stores. */
-static inline void move8(uint8_t *d, const uint8_t *s) { memcpy(d, s, 8); }
 static inline void move16(uint8_t *d, const uint8_t *s) { memcpy(d, s, 16); }
 static inline void move32(uint8_t *d, const uint8_t *s) { memcpy(d, s, 32); }
 
-/* Copies len bytes from op - dist to op, where the regions may overlap (dist < len
- * repeats the last dist bytes). With `slack` the caller promises at least len + 32
- * writable bytes at op, so whole 8/16-byte steps may run past op + len. */
-static inline void copy_match(uint8_t *op, size_t dist, size_t len, int slack)
+/* Copies len bytes from op - dist to op with wide steps, where the regions may overlap
+ * (dist < len repeats the last dist bytes). The steps may write up to 31 bytes past
+ * op + len: the caller makes sure that much room is there. */
+static inline void copy_match_wide(uint8_t *op, size_t dist, size_t len)
 {
     const uint8_t *ref = op - dist;
     uint8_t *end = op + len;
 
-    if (dist == 1) {
-        memset(op, *ref, len);
-        return;
-    }
-    if (!slack) {
-        while (op < end)
-            *op++ = *ref++;
+    if (dist >= 32) {
+        do {
+            move32(op, ref);
+            op += 32;
+            ref += 32;
+        } while (op < end);
         return;
     }
     if (dist >= 16) {
@@ -50,27 +48,37 @@ static inline void copy_match(uint8_t *op, size_t dist, size_t len, int slack)
         } while (op < end);
         return;
     }
-    if (dist >= 8) {
-        do {
-            move8(op, ref);
-            op += 8;
-            ref += 8;
-        } while (op < end);
+    if (dist == 1) {
+        memset(op, *ref, len);
         return;
     }
-    /* Short period (2..7): lay down 16 bytes one at a time, then the pattern repeats
-     * with a period that is a multiple of dist between 8 and 16, so each 8-byte step
-     * reads only bytes already written and never overlaps its own destination. */
-    for (int i = 0; i < 16; i++)
-        op[i] = ref[i];
-    size_t period = (16 / dist) * dist;
-    op += 16;
-    ref = op - period;
-    while (op < end) {
-        move8(op, ref);
-        op += 8;
-        ref += 8;
+    /* Short period: the repeating bytes go into one 16-byte pattern, stored again and
+     * again, each time advanced by the largest multiple of dist that fits in 16. Reading
+     * the pattern once keeps the loop free of loads from bytes just stored. */
+    uint8_t pat[16];
+    memcpy(pat, ref, dist);
+    for (size_t i = dist; i < 16; i++)
+        pat[i] = pat[i - dist];
+    size_t step = 16 / dist * dist;
+    do {
+        move16(op, pat);
+        op += step;
+    } while (op < end);
+}
+
+/* Copies a match of len bytes from dist back, with room bytes writable at op
+ * (room >= len): wide steps while they stay clear of the end, then byte by byte. */
+static inline void copy_match(uint8_t *op, size_t dist, size_t len, size_t room)
+{
+    size_t wide = room >= len + 32 ? len : room > 32 ? room - 32 : 0;
+    if (wide > 0) {
+        copy_match_wide(op, dist, wide);
+        op += wide;
+        len -= wide;
     }
+    const uint8_t *ref = op - dist;
+    for (size_t i = 0; i < len; i++)
+        op[i] = ref[i];
 }
 
 int blosclz_decompress(const void *src, int srclen, void *dst, int dstcap)
@@ -131,7 +139,7 @@ int blosclz_decompress(const void *src, int srclen, void *dst, int dstcap)
                 return BLZ_ERR_OVERFLOW;
             if (dist > (size_t)(op - obase))
                 return BLZ_ERR_DISTANCE;
-            copy_match(op, dist, len, room >= len + 32);
+            copy_match(op, dist, len, room);
             op += len;
         }
         if (ip >= ip_end)

@@ -199,17 +199,21 @@ START_TEST(test_crafted_failures)
 }
 END_TEST
 
-/* Every distance 1..32 (all the copy strategies) and many lengths, with an exactly sized output (slow paths) and
+/* Distances 1..70 (every copy strategy) and many lengths, with an exactly sized output (slow paths) and
  * a roomy one (wide copies). */
 START_TEST(test_overlapping_matches)
 {
-    uint8_t s[64], want[4096], got[4096];
-    for (int dist = 1; dist <= 32; dist++) {
+    uint8_t s[128], want[4096], got[4096];
+    for (int dist = 1; dist <= 70; dist += (dist < 34 ? 1 : 9)) {
         for (int len = 3; len <= 700; len += (len < 40 ? 1 : 37)) {
             size_t k = 0;
-            s[k++] = (uint8_t)(0x20 | (dist - 1));
-            for (int i = 0; i < dist; i++)
+            for (int i = 0; i < dist; i++) {
+                if (i % 32 == 0) {
+                    int piece = dist - i < 32 ? dist - i : 32;
+                    s[k++] = (uint8_t)((i == 0 ? 0x20 : 0) | (piece - 1));
+                }
                 s[k++] = (uint8_t)('A' + i % 26 + (i / 26));
+            }
             size_t code = (size_t)len - 2;
             if (code < 7) {
                 s[k++] = (uint8_t)(code << 5);
