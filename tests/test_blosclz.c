@@ -1,5 +1,6 @@
 /* BloscLZ codec: reference streams, hostile streams, encoder round trips. */
 #include "codec/blosclz.h"
+#include "codec/chunk.h"
 #include "shuffle/shuffle.h"
 #include "tests/blosclz_oracle.h"
 #include "tests/testutil.h"
@@ -117,6 +118,14 @@ START_TEST(test_blosc1_fixtures)
         char hex[65];
         tu_sha256_hex(out, nbytes, hex);
         ck_assert_msg(strcmp(hex, tu_manifest_get(m, r, "sha256")) == 0, "%s: sha256 differs", name);
+        /* and through the chunk codec */
+        memset(out, 0, nbytes);
+        b2_dctx *ctx = b2_dctx_new();
+        ck_assert_int_eq(b2_chunk_decode(ctx, c, len, out, nbytes), (int)nbytes);
+        b2_dctx_free(ctx);
+        tu_sha256_hex(out, nbytes, hex);
+        ck_assert_msg(strcmp(hex, tu_manifest_get(m, r, "sha256")) == 0,
+                      "%s: sha256 differs through b2_chunk_decode", name);
         free(out);
         free(c);
         files++;
