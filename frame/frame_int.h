@@ -51,6 +51,7 @@ enum {
 #define B2F_MAX_META 16
 #define B2F_MAX_VLMETA 8192
 #define B2F_META_NAME_MAX 31
+#define B2F_MAX_VLMETA_NBYTES (64 << 20)   /* decompressed size of one vlmetalayer */
 
 /* An index entry with bit 63 set is a special chunk: bits 56..58 give the kind. */
 #define B2F_OFF_SPECIAL(kind) ((int64_t)(((uint64_t)1 << 63) | ((uint64_t)(kind) << 56)))

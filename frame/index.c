@@ -172,6 +172,16 @@ int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err,
                         b2_strerror(rc < 0 ? rc : B2E_CORRUPT));
     }
     f->nchunks = nchunks;
+    /* each stored chunk needs a header's worth of the chunks region: this bounds the
+     * header reads below by the file size */
+    int64_t stored = 0;
+    for (int64_t i = 0; i < nchunks; i++)
+        stored += le64(offs + i * 8) >= 0;
+    if (stored > f->h.cbytes / B2_HEADER_LEN) {
+        free(offs);
+        return b2f_fail(err, errlen, B2F_EINDEX, "%lld stored chunks cannot fit in a chunks region "
+                        "of %lld bytes", (long long)stored, (long long)f->h.cbytes);
+    }
     uint64_t sum = 0;
     for (int64_t i = 0; i < nchunks && rc >= 0; i++) {
         if (f->variable)

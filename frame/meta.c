@@ -74,6 +74,8 @@ int b2f_vlmeta_get(b2_frame *f, const char *name, uint8_t **val, size_t *len)
     int rc = b2_chunk_parse_header(v->data, v->len, &ci);
     if (rc < 0 || (uint32_t)ci.cbytes != v->len)
         return B2F_EMETA;
+    if (ci.nbytes > B2F_MAX_VLMETA_NBYTES)
+        return B2F_ETOOBIG;
     uint8_t *out = malloc(ci.nbytes ? (size_t)ci.nbytes : 1);
     b2_dctx *d = b2_dctx_new();
     rc = out && d ? b2_chunk_decode(d, v->data, v->len, out, (size_t)ci.nbytes) : B2E_NOMEM;
@@ -94,6 +96,8 @@ int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
     size_t nl = strlen(name);
     if (nl == 0 || nl > B2F_META_NAME_MAX)
         return B2F_EMETA;
+    if (len > B2F_MAX_VLMETA_NBYTES)
+        return B2F_ETOOBIG;
     uint8_t *enc;
     uint32_t cb;
     int rc = b2f_vlmeta_encode(val, len, &enc, &cb);

@@ -267,6 +267,51 @@ int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_l
     return rc;
 }
 
+/* Fills take bytes from position within of special chunk n, one item at a time: the
+ * chunk may claim any size without a buffer of that size being made. */
+static int fill_special(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, uint8_t *out,
+                        uint64_t within, size_t take)
+{
+    const b2_chunk_info *ci = &e->lay.info;
+    int ts = ci->typesize > 0 ? ci->typesize : 1;
+    uint8_t item[256], small[B2_HEADER_LEN + 256];
+    if (ci->special == B2_SPECIAL_ZERO || ci->special == B2_SPECIAL_UNINIT) {
+        memset(out, 0, take);
+        return 0;
+    }
+    /* a one-item chunk of the same kind gives the pattern */
+    int rc;
+    if (ci->special == B2_SPECIAL_VALUE) {
+        b2_chunk_src src;
+        disk_src d;
+        src_for(f, n, e, &src, &d);
+        if (src.mem)
+            rc = src.mem_len >= (size_t)B2_HEADER_LEN + (size_t)ts ? 0 : B2E_TRUNCATED;
+        else
+            rc = src.read(src.opaque, B2_HEADER_LEN, (size_t)ts, item);
+        if (rc < 0)
+            return rc;
+        if (src.mem)
+            memcpy(item, src.mem + B2_HEADER_LEN, (size_t)ts);
+        rc = b2_chunk_make_special(B2_SPECIAL_VALUE, ts, ts, item, small, sizeof small);
+    } else {
+        rc = b2_chunk_make_special(ci->special, ts, ts, NULL, small, sizeof small);
+    }
+    if (rc >= 0)
+        rc = b2_chunk_decode(ctx, small, (size_t)rc, item, sizeof item);
+    if (rc < 0)
+        return rc;
+    size_t have = take < (size_t)ts ? take : (size_t)ts;
+    for (size_t i = 0; i < have; i++)
+        out[i] = item[(within + i) % (uint64_t)ts];
+    while (have < take) {   /* have stays a multiple of ts */
+        size_t c = have < take - have ? have : take - have;
+        memcpy(out + have, out, c);
+        have += c;
+    }
+    return 0;
+}
+
 ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off)
 {
     if (off >= (uint64_t)f->nbytes)
@@ -289,7 +334,12 @@ ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off
         size_t take = (size_t)((uint64_t)cn - within);
         if (take > len - done)
             take = len - done;
-        if (within == 0 && take == (size_t)cn) {
+        b2f_lay *e = NULL;
+        if (f->kind == B2F_KIND_FRAME && (rc = lay_get(f, n, &e)) < 0)
+            break;
+        if (e && e->lay.info.special != B2_SPECIAL_NONE) {
+            rc = fill_special(f, ctx, n, e, out + done, within, take);
+        } else if (within == 0 && take == (size_t)cn) {
             rc = b2f_read_chunk(f, ctx, n, out + done, take);
         } else {
             const b2_chunk_layout *lay = NULL;

@@ -182,6 +182,18 @@ START_TEST(special_chunks)
     }
     ck_assert_msg(kinds[B2_SPECIAL_ZERO] > 0, "no zero chunk found");
     ck_assert_msg(kinds[B2_SPECIAL_NAN] > 0, "no NaN chunk found");
+    ck_assert_msg(kinds[B2_SPECIAL_VALUE] > 0, "no repeated-value chunk found");
+    /* odd pieces of every chunk equal the same bytes of the whole chunk */
+    b2_dctx *ctx = b2_dctx_new();
+    static uint8_t whole[262144], piece[70000];
+    for (int64_t n = 0; n < 10; n++) {
+        ck_assert_int_eq(b2f_read_chunk(f, ctx, n, whole, sizeof whole), 262144);
+        uint64_t at = (uint64_t)n * 262144 + 1003;
+        ck_assert_int_eq(b2f_pread(f, ctx, piece, 65537, at), 65537);
+        ck_assert_msg(memcmp(piece, whole + 1003, 65537) == 0, "chunk %lld piece differs",
+                      (long long)n);
+    }
+    b2_dctx_free(ctx);
     /* a special chunk's raw form is a 32-byte chunk that decodes to the same bytes */
     for (int64_t n = 0; n < 10; n++) {
         if (b2f_chunk_special(f, n) != B2_SPECIAL_ZERO)
