@@ -23,30 +23,24 @@ void b2_cparams_default(b2_cparams *p)
     p->splitmode = B2_SPLIT_FORWARD_COMPAT;
 }
 
-/* The Blosc1 form stores filters as flag bits, undone as shuffle (or bitshuffle) then
- * delta: only pipelines of that shape fit. Rewrites them into the slots a reader
- * derives from the flags. */
+/* The Blosc1 form stores filters as flag bits: c-blosc 1.x knows shuffle or bitshuffle
+ * only (it refuses the delta bit). Moves that filter to the slot a reader derives from
+ * the flags. */
 static int blosc1_filters(b2_cparams *p)
 {
     uint8_t shuf = B2_NOFILTER;
-    int delta = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
         uint8_t f = p->filters[i];
         if (f == B2_NOFILTER)
             continue;
-        if (p->filters_meta[i] != 0)
+        if ((f != B2_SHUFFLE && f != B2_BITSHUFFLE) || shuf != B2_NOFILTER ||
+            p->filters_meta[i] != 0)
             return B2E_FILTER;
-        if (f == B2_DELTA && !delta && shuf == B2_NOFILTER)
-            delta = 1;
-        else if ((f == B2_SHUFFLE || f == B2_BITSHUFFLE) && shuf == B2_NOFILTER)
-            shuf = f;
-        else
-            return B2E_FILTER;
+        shuf = f;
     }
     memset(p->filters, 0, B2_MAX_FILTERS);
     memset(p->filters_meta, 0, B2_MAX_FILTERS);
     p->filters[B2_MAX_FILTERS - 1] = shuf;
-    p->filters[B2_MAX_FILTERS - 2] = delta ? B2_DELTA : B2_NOFILTER;
     return B2E_OK;
 }
 
@@ -88,7 +82,8 @@ static int header_flags(const b2_cparams *p, int memcpyed, int split)
     int flags = memcpyed ? FLAG_MEMCPYED : 0;
     if (!split)
         flags |= FLAG_DONT_SPLIT;
-    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+    /* A memcpyed chunk says no filters: c-blosc 1.21 refuses one with the delta bit. */
+    for (int i = 0; !memcpyed && i < B2_MAX_FILTERS; i++) {
         if (p->filters[i] == B2_SHUFFLE)
             flags |= FLAG_SHUFFLE;
         else if (p->filters[i] == B2_BITSHUFFLE)

@@ -28,3 +28,5 @@ tests_chunktool_LDADD = $(CODEC_LIBS)
 # BloscLZ both ways with python3-blosc (uses tests/chunktool)
 TESTS += tests/blosclz_interop.sh
 EXTRA_DIST += tests/blosclz_interop.sh
+TESTS += tests/codec_interop.sh
+EXTRA_DIST += tests/codec_interop.sh tests/codec_interop.py

@@ -186,11 +186,11 @@ START_TEST(test_matrix)
 }
 END_TEST
 
-/* The Blosc1 form: flag-only filters, no runs. */
+/* The Blosc1 form: shuffle or bitshuffle as flags, no runs. */
 START_TEST(test_matrix_blosc1)
 {
     int codec = codecs[_i];
-    static const char *b1[] = {"none", "shuffle", "bitshuffle", "delta,shuffle", "delta"};
+    static const char *b1[] = {"none", "shuffle", "bitshuffle"};
     for (size_t ti = 0; ti < N(typesizes); ti++) {
         int ts = typesizes[ti];
         size_t sizes[] = {0, 1, 7, (size_t)ts * 13 + 5, (size_t)ts * 1500 + 3};
@@ -216,7 +216,7 @@ START_TEST(test_block_ranges)
         {B2_LZ4, 4, "shuffle", B2_SPLIT_ALWAYS, 0},
         {B2_ZSTD, 8, "delta,shuffle", B2_SPLIT_NEVER, 0},
         {B2_ZLIB, 3, "bitshuffle", B2_SPLIT_ALWAYS, 0},
-        {B2_LZ4HC, 2, "delta", B2_SPLIT_AUTO, 1},
+        {B2_LZ4HC, 2, "bitshuffle", B2_SPLIT_AUTO, 1},
         {B2_BLOSCLZ, 8, "trunc:20,shuffle", B2_SPLIT_AUTO, 0},
         {B2_ZSTD, 12, "shuffle,delta", B2_SPLIT_ALWAYS, 0},
     };
@@ -406,13 +406,19 @@ START_TEST(test_bad_params)
     q.filters[0] = B2_TRUNC_PREC;
     q.filters_meta[0] = 10;
     ck_assert_ptr_null(b2_cctx_new(&q));
-    /* The Blosc1 form cannot say trunc, or shuffle before delta. */
+    /* The Blosc1 form says shuffle or bitshuffle only (c-blosc 1.x refuses delta). */
     q = p;
     q.blosc1_format = 1;
     ck_assert_int_eq(b2_filters_parse("trunc:10,shuffle", ',', q.filters, q.filters_meta), 0);
     ck_assert_ptr_null(b2_cctx_new(&q));
-    ck_assert_int_eq(b2_filters_parse("shuffle,delta", ',', q.filters, q.filters_meta), 0);
+    ck_assert_int_eq(b2_filters_parse("delta,shuffle", ',', q.filters, q.filters_meta), 0);
     ck_assert_ptr_null(b2_cctx_new(&q));
+    ck_assert_int_eq(b2_filters_parse("shuffle,bitshuffle", ',', q.filters, q.filters_meta), 0);
+    ck_assert_ptr_null(b2_cctx_new(&q));
+    ck_assert_int_eq(b2_filters_parse("bitshuffle", ',', q.filters, q.filters_meta), 0);
+    c = b2_cctx_new(&q);
+    ck_assert_ptr_nonnull(c);
+    b2_cctx_free(c);
     /* Too small an output buffer. */
     c = b2_cctx_new(&p);
     uint8_t in[100] = {0}, out[40];
