@@ -178,7 +178,7 @@ int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbyt
 int b2f_open_frame(b2_frame *f, char *err, size_t errlen);
 void b2f_release(b2_frame *f);
 void b2f_lays_drop(b2_frame *f, int64_t from);
-int b2f_rebuild_starts(b2_frame *f);
+void b2f_rebuild_starts(b2_frame *f);
 
 /* read.c */
 int64_t b2f_live_cbytes(b2_frame *f);

@@ -154,8 +154,8 @@ int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err,
     }
     uint8_t *offs = malloc((size_t)nchunks * 8 + 1);
     f->chunks = calloc((size_t)nchunks + 1, sizeof *f->chunks);
-    if (f->variable)
-        f->starts = calloc((size_t)nchunks + 1, sizeof *f->starts);
+    if (f->variable)   /* cap + 1 entries, as grow() keeps them */
+        f->starts = calloc((size_t)nchunks + 2, sizeof *f->starts);
     if (!offs || !f->chunks || (f->variable && !f->starts)) {
         free(ib);
         free(offs);

@@ -33,21 +33,17 @@ void b2f_lays_drop(b2_frame *f, int64_t from)
     }
 }
 
-int b2f_rebuild_starts(b2_frame *f)
+/* Content offsets of variable-size chunks (starts has cap + 1 entries). */
+void b2f_rebuild_starts(b2_frame *f)
 {
     if (!f->variable)
-        return 0;
-    uint64_t *s = realloc(f->starts, (size_t)(f->cap + 1) * sizeof *s);
-    if (!s)
-        return B2E_NOMEM;
-    f->starts = s;
-    uint64_t sum = 0;
+        return;
+    uint64_t *s = f->starts, sum = 0;
     for (int64_t i = 0; i < f->nchunks; i++) {
         s[i] = sum;
         sum += (uint64_t)f->chunks[i].nbytes;
     }
     s[f->nchunks] = sum;
-    return 0;
 }
 
 /* Frees the frame state (not the struct, fd or lock), for close and refresh. */

@@ -29,8 +29,15 @@ static int grow(b2_frame *f, int64_t need)
         memset(l + f->cap, 0, (size_t)(cap + 1 - f->cap) * sizeof *l);
         f->lays = l;
     }
+    if (f->variable) {
+        uint64_t *st = realloc(f->starts, (size_t)(cap + 1) * sizeof *st);
+        if (!st)
+            return B2E_NOMEM;
+        f->starts = st;
+    }
     f->cap = cap;
-    return b2f_rebuild_starts(f);
+    b2f_rebuild_starts(f);
+    return 0;
 }
 
 static void lay_clear(b2_frame *f, int64_t n)
@@ -117,7 +124,8 @@ static int put_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes, i
     }
     set_entry(f, n, chunk, &ci);
     f->nbytes += ci.nbytes;
-    return b2f_rebuild_starts(f);
+    b2f_rebuild_starts(f);
+    return 0;
 }
 
 int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes)
@@ -223,7 +231,8 @@ int b2f_delete_chunk(b2_frame *f, int64_t n)
     }
     f->nchunks--;
     f->dirty = 1;
-    return b2f_rebuild_starts(f);
+    b2f_rebuild_starts(f);
+    return 0;
 }
 
 /* Rewrites chunk n with its first keep bytes followed by zeros up to size bytes. */
@@ -247,7 +256,7 @@ static int rewrite_prefix(b2_frame *f, b2_cctx *cctx, int64_t n, int32_t keep, i
                 f->nbytes += ci.nbytes - f->chunks[n].nbytes;
                 free(f->chunks[n].data);
                 set_entry(f, n, chunk, &ci);
-                rc = b2f_rebuild_starts(f);
+                b2f_rebuild_starts(f);
             } else {
                 free(chunk);
             }

@@ -35,6 +35,8 @@ static void model_set(model *m, size_t off, const void *src, size_t n)
     memcpy(m->data + off, src, n);
 }
 
+static void copy_fd(int from, int to);
+
 static int tmpfd(void)
 {
     char path[] = "/tmp/b2fs-fw-XXXXXX";
@@ -352,6 +354,67 @@ START_TEST(params)
     b2f_close(f);
     close(fd);
     free(m.data);
+}
+END_TEST
+
+/* A frame of variable-size chunks (header chunksize 0), as C-Blosc2 makes when chunks of
+ * different sizes are appended: made here by patching a fixed one, then edited. */
+START_TEST(variable_chunks)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_LZ4, "shuffle", 1, 4096);
+    model m = {0};
+    uint8_t src[20000];
+    tu_fill_text(src, sizeof src, 12);
+    append(f, &m, src, 3 * 4096 + 1000);
+    commit(f);
+    b2f_close(f);
+    uint8_t h[96];
+    ck_assert(pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h);
+    h[25] |= 0x40;                          /* variable chunks flag */
+    memset(h + 58, 0, 4);                   /* chunksize 0 */
+    ck_assert(pwrite(fd, h, sizeof h, 0) == (ssize_t)sizeof h);
+    check_file(fd, &m, "variable");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.chunksize, 0);
+    uint64_t off;
+    int32_t nb;
+    ck_assert_int_eq(b2f_chunk_span(f, 3, &off, &nb), 0);
+    ck_assert(off == 3 * 4096 && nb == 1000);
+    ck_assert_int_eq(b2f_chunk_at(f, 3 * 4096 + 999), 3);
+    /* any sizes anywhere: insert 777 bytes before chunk 1, make chunk 2 5000 bytes */
+    ck_assert_int_eq(b2f_insert_chunk(f, NULL, 1, src + 100, 777), 0);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 2, src + 200, 5000), 0);
+    uint8_t zeros[3000] = {0};
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 4, zeros, sizeof zeros), 0);
+    ck_assert_int_eq(b2f_chunk_special(f, 4), B2_SPECIAL_ZERO);
+    model n = {0};
+    model_set(&n, 0, m.data, 4096);
+    model_set(&n, n.len, src + 100, 777);
+    model_set(&n, n.len, src + 200, 5000);
+    model_set(&n, n.len, m.data + 2 * 4096, 4096);
+    model_set(&n, n.len, zeros, sizeof zeros);
+    commit(f);
+    b2f_close(f);
+    check_file(fd, &n, "variable edited");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_chunk_at(f, 4096 + 776), 1);
+    ck_assert_int_eq(b2f_chunk_at(f, 4096 + 777), 2);
+    ck_assert_int_eq(b2f_chunk_special(f, 4), B2_SPECIAL_ZERO);   /* stored, not in the index */
+    b2f_close(f);
+    const char *dir = getenv("B2F_WRITE_DIR");
+    if (dir && *dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/variable.b2frame", dir);
+        int out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        copy_fd(fd, out);
+        close(out);
+    }
+    close(fd);
+    free(m.data);
+    free(n.data);
 }
 END_TEST
 
@@ -803,6 +866,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, edits);
     tcase_add_test(tc, meta_and_vlmeta);
     tcase_add_test(tc, params);
+    tcase_add_test(tc, variable_chunks);
     tcase_add_test(tc, crash_consistency);
     tcase_add_test(tc, concurrent_readers);
     tcase_add_test(tc, refresh_sees_other_writer);
