@@ -6,6 +6,7 @@
  * is rewritten the file still holds the old frame (the appended bytes lie past its
  * end); afterwards the old index and trailer are dead space inside the chunks region. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frame/frame_int.h"
 
@@ -99,13 +100,20 @@ static int write_header(b2_frame *f, int durable, const int64_t *offs, const b2f
     int rc = sync_if(f, durable);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
-    rc = b2f_io_pwrite(&f->io, f->fd, img, (size_t)h->header_len, 0);
+    /* Every field a commit changes lies in the first 87 bytes, one disk sector: unless
+     * metalayer values changed, only those are written. */
+    size_t hlen = f->meta_dirty ? (size_t)h->header_len : B2F_HEADER_MINLEN;
+    rc = b2f_io_pwrite(&f->io, f->fd, img, hlen, 0);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
     settle(f, offs, h, img, t);
+    f->meta_dirty = 0;
     if ((rc = sync_if(f, durable)) < 0)
         return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
-    if (f->file_size > (int64_t)t->end && f->io.ftruncate(f->fd, (off_t)t->end) != 0)
+    /* bytes past the frame: from this commit's predecessors that failed before their header */
+    struct stat st;
+    if (fstat(f->fd, &st) == 0 && st.st_size > (off_t)t->end &&
+        f->io.ftruncate(f->fd, (off_t)t->end) != 0)
         return b2f_fail(err, errlen, B2E_IO, "cannot truncate the file to the frame end %llu",
                         (unsigned long long)t->end);
     f->file_size = (int64_t)t->end;

@@ -124,6 +124,7 @@ struct b2_frame {
     uint64_t *starts;       /* variable only: content offset of chunk i (nchunks + 1) */
     int64_t nbytes;
     int dirty;              /* staged changes not committed */
+    int meta_dirty;         /* metalayer values changed: the whole header is rewritten */
 
     /* parameters for chunks written from now on */
     b2f_params wp;

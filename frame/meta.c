@@ -50,7 +50,7 @@ int b2f_meta_update(b2_frame *f, const char *name, const void *val, size_t len)
     if (len != f->meta[i].len)
         return B2F_ERANGE;
     memcpy(f->hdr + f->meta[i].off + 5, val, len);
-    f->dirty = 1;
+    f->dirty = f->meta_dirty = 1;
     return 0;
 }
 
