@@ -45,6 +45,8 @@ int bt_temp_next_to(const char *path, char *tmp, size_t tmplen);
 /* fsync tmp's fd, rename tmp to path, fsync the directory. Prints the reason on failure
  * and removes tmp. */
 int bt_commit_temp(int fd, const char *tmp, const char *path);
+/* Closes and removes an unfinished temporary file. */
+void bt_drop_temp(int fd, const char *tmp);
 
 /* A progress line on stderr when it is a terminal and the work takes over a second. */
 typedef struct bt_progress {

@@ -243,8 +243,7 @@ int bt_cmd_unpack(int argc, char **argv)
         return BT_FAIL;
     status = decode_to_fd(argv[optind], fd, out);
     if (status != BT_OK) {
-        close(fd);
-        unlink(tmp);
+        bt_drop_temp(fd, tmp);
         return status;
     }
     return bt_commit_temp(fd, tmp, out) == 0 ? BT_OK : BT_FAIL;

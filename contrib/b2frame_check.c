@@ -163,8 +163,7 @@ static int compact_one(const char *path)
         int rc = b2f_compact_into(in.frame, out, err, sizeof err);
         if (rc < 0) {
             bt_error(path, "compaction failed: %s", bt_reason(rc, err));
-            close(out);
-            unlink(tmp);
+            bt_drop_temp(out, tmp);
         } else {
             fchmod(out, fst.st_mode & 07777);
             off_t after = lseek(out, 0, SEEK_END);

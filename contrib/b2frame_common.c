@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,32 @@ static void split_path(const char *path, char *dir, size_t dirlen, const char **
     }
 }
 
+/* The temporary file being written, removed if a signal ends the program first. */
+static char pending_tmp[4096];
+
+static void remove_pending(int sig)
+{
+    if (pending_tmp[0])
+        unlink(pending_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track_temp(const char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    snprintf(pending_tmp, sizeof pending_tmp, "%s", tmp ? tmp : "");
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], tmp ? remove_pending : SIG_DFL);
+}
+
+void bt_drop_temp(int fd, const char *tmp)
+{
+    close(fd);
+    unlink(tmp);
+    track_temp(NULL);
+}
+
 int bt_temp_next_to(const char *path, char *tmp, size_t tmplen)
 {
     char dir[PATH_MAX];
@@ -200,6 +227,7 @@ int bt_temp_next_to(const char *path, char *tmp, size_t tmplen)
         bt_error(path, "cannot create a temporary file in %s: %s", dir, strerror(errno));
         return -1;
     }
+    track_temp(tmp);
     mode_t mask = umask(0);   /* mkstemp makes 0600: give it a new file's usual mode */
     umask(mask);
     fchmod(fd, 0666 & ~mask);
@@ -217,6 +245,7 @@ int bt_commit_temp(int fd, const char *tmp, const char *path)
     step = "rename";
     if (rename(tmp, path) < 0)
         goto bad;
+    track_temp(NULL);
     close(fd);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {
@@ -226,8 +255,7 @@ int bt_commit_temp(int fd, const char *tmp, const char *path)
     return 0;
 bad:
     bt_error(path, "%s of %s failed: %s", step, tmp, strerror(errno));
-    close(fd);
-    unlink(tmp);
+    bt_drop_temp(fd, tmp);
     return -1;
 }
 

@@ -202,8 +202,7 @@ int bt_cmd_pack(int argc, char **argv)
     if (in != STDIN_FILENO)
         close(in);
     if (status != BT_OK) {
-        close(out);
-        unlink(tmp);
+        bt_drop_temp(out, tmp);
         return status;
     }
     return bt_commit_temp(out, tmp, outname) == 0 ? BT_OK : BT_FAIL;
