@@ -92,6 +92,22 @@ typedef struct b2fs_dirty {
     uint8_t *img;           /* chunksize bytes */
 } b2fs_dirty;
 
+/* A full chunk being compressed on a worker (wpool.c). The image stays readable until
+ * the result is installed in the frame by whoever holds the node's write lock next. */
+typedef struct b2fs_job {
+    struct b2fs_node *node;
+    int64_t n;
+    uint8_t *img;           /* chunksize bytes, read only while in flight */
+    size_t len;
+    b2_cctx *cctx;
+    uint8_t *out;           /* encoded chunk (worker output) */
+    int rc;                 /* cbytes or a B2E_* code */
+    int done;               /* set by the worker under node->job_lock */
+    int superseded;         /* rewritten since: drop the result */
+    struct b2fs_job *next;  /* node's in-flight list */
+    struct b2fs_job *qnext; /* pool queue */
+} b2fs_job;
+
 typedef struct b2fs_node {
     dev_t dev;
     ino_t ino;
@@ -120,6 +136,12 @@ typedef struct b2fs_node {
     uint64_t ra_next;       /* offset a sequential reader asks for next */
     int64_t ra_done;        /* last chunk queued for read-ahead */
     int64_t bad_logged;     /* last damaged chunk logged (one line per chunk) */
+    b2fs_job *jobs;         /* chunks in flight (list changed under the write lock) */
+    int njobs, npending;    /* in flight; of those not yet encoded (job_lock) */
+    pthread_mutex_t job_lock;
+    pthread_cond_t job_cond;
+    b2_cctx *spare_cctx[8]; /* compression contexts for jobs, reused */
+    int nspare;
 } b2fs_node;
 
 /* Finds or opens the node of a backing frame file (loc->kind FRAME or BLP). */
@@ -167,6 +189,17 @@ void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t 
 void bcache_readahead(b2fs_node *n, int64_t c);
 /* A decode context for this thread. */
 b2_dctx *thread_dctx(void);
+
+/* ---- compression workers (wpool.c) ---- */
+
+void wpool_init(int nworkers);
+void wpool_shutdown(void);
+/* Queues j (or encodes it right here when there are no workers). */
+void wpool_submit(b2fs_job *j);
+/* write lock: installs finished jobs; with wait, waits for all of them first */
+int node_harvest(b2fs_node *n, int wait);
+/* frees the spare compression contexts (after a parameter change) */
+void node_drop_cctx(b2fs_node *n);
 
 /* ---- xattrs (xattr.c) ---- */
 

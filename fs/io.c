@@ -51,6 +51,14 @@ static b2fs_dirty *dirty_find(b2fs_node *n, int64_t c)
     return NULL;
 }
 
+static b2fs_job *job_find(b2fs_node *n, int64_t c)
+{
+    for (b2fs_job *j = n->jobs; j; j = j->next)
+        if (j->n == c && !j->superseded)
+            return j;
+    return NULL;
+}
+
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst)
 {
     b2_frame *f = n->frame;
@@ -168,8 +176,11 @@ ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off)
         uint64_t take = clen - within < end - pos ? clen - within : end - pos;
         char *out = buf + (pos - off);
         b2fs_dirty *d = dirty_find(n, c);
+        b2fs_job *j = d ? NULL : job_find(n, c);
         if (d) {
             memcpy(out, d->img + within, take);
+        } else if (j) {
+            memcpy(out, j->img + within, take);
         } else {
             uint64_t from_frame = pos < n->fnbytes ? n->fnbytes - pos : 0;
             if (from_frame > take)
@@ -207,7 +218,11 @@ static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
     if (!img)
         return -ENOMEM;
     uint64_t start = (uint64_t)c * cs;
-    if (start < n->fnbytes) {
+    b2fs_job *j = job_find(n, c);
+    if (j) {
+        memcpy(img, j->img, j->len);
+        j->superseded = 1;
+    } else if (start < n->fnbytes) {
         uint64_t have = n->fnbytes - start < cs ? n->fnbytes - start : cs;
         int r = node_read_chunk_part(n, c, 0, (uint32_t)have, img);
         if (r < 0) {
@@ -277,6 +292,131 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
     return 0;
 }
 
+static void cctx_put(b2fs_node *n, b2_cctx *c)
+{
+    if (n->nspare < (int)(sizeof n->spare_cctx / sizeof n->spare_cctx[0]))
+        n->spare_cctx[n->nspare++] = c;
+    else
+        b2_cctx_free(c);
+}
+
+void node_drop_cctx(b2fs_node *n)
+{
+    while (n->nspare)
+        b2_cctx_free(n->spare_cctx[--n->nspare]);
+}
+
+/* Installs one finished job into the frame. */
+static int install(b2fs_node *n, b2fs_job *j)
+{
+    int r = 0;
+    if (!j->superseded) {
+        uint64_t start = (uint64_t)j->n * (uint64_t)n->chunksize;
+        r = frame_grow(n, start);
+        if (r == 0 && j->rc >= 0) {
+            r = b2f_update_encoded(n->frame, j->n, j->out, j->rc);
+            if (r == 0)
+                j->out = NULL; /* the frame owns it now */
+        } else if (r == 0) {
+            /* the worker's encoding failed: let the frame layer try (and say why) */
+            r = b2f_update_chunk(n->frame, n->cctx, j->n, j->img, j->len);
+        }
+        if (r < 0) {
+            b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)j->n, b2f_strerror(r));
+            r = b2fs_errno(r);
+        } else {
+            if (start + j->len > n->fnbytes)
+                n->fnbytes = start + j->len;
+            n->staged += j->len;
+            n->changed = 1;
+            node_new_gen(n);
+        }
+    }
+    free(j->out);
+    free(j->img);
+    cctx_put(n, j->cctx);
+    free(j);
+    return r;
+}
+
+int node_harvest(b2fs_node *n, int wait)
+{
+    if (!n->jobs)
+        return 0;
+    pthread_mutex_lock(&n->job_lock);
+    while (wait && n->npending)
+        pthread_cond_wait(&n->job_cond, &n->job_lock);
+    b2fs_job *done = NULL, **pp = &n->jobs;
+    while (*pp) {
+        b2fs_job *j = *pp;
+        if (j->done) {
+            *pp = j->next;
+            j->next = done;
+            done = j;
+            n->njobs--;
+        } else {
+            pp = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&n->job_lock);
+    int r = 0;
+    while (done) {
+        b2fs_job *j = done;
+        done = j->next;
+        int r1 = install(n, j);
+        if (r1 < 0 && r == 0)
+            r = r1;
+    }
+    return r;
+}
+
+/* Hands a full dirty chunk to the compression workers (the image goes with it). */
+static int submit(b2fs_node *n, b2fs_dirty *d)
+{
+    b2fs_job *j = calloc(1, sizeof *j);
+    b2_cctx *c = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
+    if (!j || !c) {
+        free(j);
+        if (c)
+            cctx_put(n, c);
+        return flush_one(n, d);
+    }
+    j->node = n;
+    j->n = d->n;
+    j->img = d->img;
+    j->len = (size_t)n->chunksize;
+    j->cctx = c;
+    *d = n->dirty[--n->ndirty];
+    pthread_mutex_lock(&n->job_lock);
+    n->npending++;
+    pthread_mutex_unlock(&n->job_lock);
+    j->next = n->jobs;
+    n->jobs = j;
+    n->njobs++;
+    wpool_submit(j);
+    return 0;
+}
+
+static int all_zero(const uint8_t *p, size_t len)
+{
+    return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+/* Bounds the chunks in flight per file: waits for the oldest when there are too many. */
+static int throttle(b2fs_node *n)
+{
+    int r = node_harvest(n, 0);
+    int limit = 2 * b2fs_cfg.nthreads + 2;
+    while (r == 0 && n->njobs >= limit) {
+        pthread_mutex_lock(&n->job_lock);
+        while (n->npending >= limit)
+            pthread_cond_wait(&n->job_cond, &n->job_lock);
+        pthread_mutex_unlock(&n->job_lock);
+        r = node_harvest(n, 0);
+    }
+    return r;
+}
+
 static int dirty_cmp(const void *a, const void *b)
 {
     int64_t x = ((const b2fs_dirty *)a)->n, y = ((const b2fs_dirty *)b)->n;
@@ -287,17 +427,20 @@ int node_flush_dirty(b2fs_node *n)
 {
     if (!n->frame || !n->writable)
         return 0;
+    int r = node_harvest(n, 1);
+    if (r < 0)
+        return r;
     qsort(n->dirty, (size_t)n->ndirty, sizeof *n->dirty, dirty_cmp);
     while (n->ndirty) {
         /* lowest chunk first so that appends stay appends */
         b2fs_dirty first = n->dirty[0];
         memmove(n->dirty, n->dirty + 1, (size_t)(n->ndirty - 1) * sizeof *n->dirty);
         n->dirty[n->ndirty - 1] = first;
-        int r = flush_one(n, &n->dirty[n->ndirty - 1]);
+        r = flush_one(n, &n->dirty[n->ndirty - 1]);
         if (r < 0)
             return r;
     }
-    int r = frame_grow(n, n->size);
+    r = frame_grow(n, n->size);
     if (r == 0 && n->changed)
         node_new_gen(n);
     return r;
@@ -325,6 +468,8 @@ ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
         return 0;
     if (off + len < off || off + len > ((uint64_t)1 << 50))
         return -EFBIG;
+    if ((r = throttle(n)) < 0)
+        return r;
     uint64_t cs = (uint64_t)n->chunksize, pos = off, end = off + len;
     while (pos < end) {
         int64_t c = (int64_t)(pos / cs);
@@ -338,9 +483,10 @@ ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
         pos += take;
         if (pos > n->size)
             n->size = pos;
-        /* a chunk written up to its end is compressed now (sequential writers) */
+        /* a chunk written up to its end is compressed now, on a worker (sequential
+         * writers); zeros go straight to the frame, which stores no data for them */
         if (within + take == cs) {
-            r = flush_one(n, d);
+            r = all_zero(d->img, cs) ? flush_one(n, d) : submit(n, d);
             if (r < 0)
                 return r;
         }
@@ -361,6 +507,8 @@ ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
 int node_truncate(b2fs_node *n, uint64_t size)
 {
     int r = check_writable(n);
+    if (r == 0)
+        r = node_harvest(n, 1);
     if (r < 0)
         return r;
     if (size > ((uint64_t)1 << 50))
@@ -397,7 +545,7 @@ int node_truncate(b2fs_node *n, uint64_t size)
  * the frame's end or a zero / uninitialised special chunk. */
 static int is_hole(b2fs_node *n, int64_t c, uint64_t cstart)
 {
-    if (n->chunksize > 0 && dirty_find(n, c))
+    if (n->chunksize > 0 && (dirty_find(n, c) || job_find(n, c)))
         return 0;
     if (cstart >= n->fnbytes)
         return 1;

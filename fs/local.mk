@@ -9,6 +9,7 @@ fs_b2fs_SOURCES = \
 	fs/paths.c \
 	fs/node.c \
 	fs/bcache.c \
+	fs/wpool.c \
 	fs/io.c \
 	fs/xattr.c \
 	fs/ops.c

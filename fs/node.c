@@ -110,6 +110,8 @@ static b2fs_node *node_alloc(int fd, const char *path)
     n->path = strdup(path ? path : "?");
     pthread_rwlock_init(&n->lock, NULL);
     pthread_mutex_init(&n->ra_lock, NULL);
+    pthread_mutex_init(&n->job_lock, NULL);
+    pthread_cond_init(&n->job_cond, NULL);
     n->ra_done = -1;
     n->bad_logged = -1;
     struct stat st;
@@ -123,6 +125,8 @@ static b2fs_node *node_alloc(int fd, const char *path)
 
 static void node_free(b2fs_node *n)
 {
+    node_harvest(n, 1);
+    node_drop_cctx(n);
     for (int i = 0; i < n->ndirty; i++)
         free(n->dirty[i].img);
     free(n->dirty);
@@ -134,6 +138,8 @@ static void node_free(b2fs_node *n)
     free(n->path);
     pthread_rwlock_destroy(&n->lock);
     pthread_mutex_destroy(&n->ra_lock);
+    pthread_mutex_destroy(&n->job_lock);
+    pthread_cond_destroy(&n->job_cond);
     free(n);
 }
 
@@ -190,7 +196,7 @@ void node_refresh(b2fs_node *n)
         st.st_size == n->bsize)
         return;
     n->cached_ok = 0;
-    if (n->ndirty || n->changed)
+    if (n->ndirty || n->njobs || n->changed)
         return; /* our own uncommitted changes win; the commit will say if that fails */
     if (!n->frame) {
         node_open_frame(n);
@@ -311,7 +317,7 @@ void node_put(b2fs_node *n)
     }
     pthread_mutex_unlock(&table_lock);
     if (evict) {
-        if (evict->ndirty || evict->changed) {
+        if (evict->ndirty || evict->njobs || evict->changed) {
             if (node_commit(evict, 0) < 0)
                 b2fs_log(LOG_ERR, "%s: uncommitted changes lost", evict->path);
         }
@@ -325,7 +331,7 @@ void node_commit_all(void)
     for (size_t b = 0; b < NBUCKETS; b++) {
         for (b2fs_node *n = buckets[b]; n; n = n->next) {
             pthread_rwlock_wrlock(&n->lock);
-            if (n->ndirty || n->changed)
+            if (n->ndirty || n->njobs || n->changed)
                 node_commit(n, 1);
             pthread_rwlock_unlock(&n->lock);
         }

@@ -688,6 +688,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();
     bcache_init(b2fs_cfg.cache_size, b2fs_cfg.nthreads);
+    wpool_init(b2fs_cfg.nthreads);
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
     return NULL;
 }
@@ -695,6 +696,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void op_destroy(void *data)
 {
     node_commit_all();
+    wpool_shutdown();
     bcache_shutdown();
     b2fs_log(LOG_INFO, "unmounted %s", b2fs_cfg.backing);
 }

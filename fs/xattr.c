@@ -223,6 +223,7 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     if (n->cctx)
         b2_cctx_free(n->cctx);
     n->cctx = b2f_cctx_new(n->frame);
+    node_drop_cctx(n);
     b2f_stat_get(n->frame, &fs);
     n->chunksize = fs.chunksize;
     n->changed = 1;

@@ -9,7 +9,7 @@ need_fuse
 SRC=$WORK/src
 mkdir -p "$SRC" "$WORK/out"
 # text-like and binary parts, 256 MiB, deterministic
-{ seq 1 22000000; head -c 64M /dev/zero; } | head -c 256M >"$SRC/big"
+{ seq 1 25000000; head -c 64M /dev/zero; } | head -c 256M >"$SRC/big"
 # a small tree: every size class, including empty and one-byte files
 TREE=/usr/include
 [ -d "$TREE/linux" ] && TREE=/usr/include/linux
