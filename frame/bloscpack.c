@@ -1,14 +1,13 @@
 /* The Bloscpack reader: header, offsets table or a walk over the chunks, checksums. */
 #include "frame/bloscpack.h"
+#include "frame/frame_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <nettle/md5.h>
 #include <nettle/nettle-meta.h>
@@ -57,17 +56,6 @@ int b2bp_is_bloscpack(const void *buf, size_t len)
     return len >= 4 && memcmp(buf, B2BP_MAGIC, 4) == 0;
 }
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static uint32_t get_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -78,24 +66,9 @@ static int64_t get_i64(const uint8_t *p)
     return (int64_t)((uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32);
 }
 
-/* Fills len bytes at off; B2F_ERANGE when the file ends first, -errno on failure. */
 static int read_full(const b2_bloscpack *bp, void *buf, size_t len, uint64_t off)
 {
-    uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t r = bp->io.pread(bp->fd, p, len, (off_t)off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno ? -errno : -EIO;
-        }
-        if (r == 0)
-            return B2F_ERANGE;
-        p += r;
-        len -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return 0;
+    return b2f_io_pread(&bp->io, bp->fd, buf, len, off);
 }
 
 static const struct nettle_hash *nettle_for(int checksum)
@@ -143,7 +116,7 @@ static void digest(int checksum, const uint8_t *buf, size_t len, uint8_t out[MAX
 static int parse_header(const uint8_t *b, b2bp_header *h, char *err, size_t errlen)
 {
     if (!b2bp_is_bloscpack(b, B2BP_HEADER_LEN))
-        return fail(B2F_EFORMAT, err, errlen, "not a Bloscpack file (no \"blpk\" magic)");
+        return b2f_fail(err, errlen, B2F_EFORMAT, "not a Bloscpack file (no \"blpk\" magic)");
     h->version = b[4];
     h->options = b[5];
     h->checksum = b[6];
@@ -152,21 +125,21 @@ static int parse_header(const uint8_t *b, b2bp_header *h, char *err, size_t errl
     h->last_chunk = (int32_t)get_u32(b + 12);
     h->nchunks = get_i64(b + 16);
     if (h->version != 2)
-        return fail(B2F_EHEADER, err, errlen, "Bloscpack format version %d not supported (only 2)",
+        return b2f_fail(err, errlen, B2F_EHEADER, "Bloscpack format version %d not supported (only 2)",
                     h->version);
     if (h->options & ~1)
-        return fail(B2F_EHEADER, err, errlen, "unknown Bloscpack options 0x%02x", h->options);
+        return b2f_fail(err, errlen, B2F_EHEADER, "unknown Bloscpack options 0x%02x", h->options);
     if (b2bp_checksum_len(h->checksum) < 0)
-        return fail(B2F_EHEADER, err, errlen, "unknown checksum id %d", h->checksum);
+        return b2f_fail(err, errlen, B2F_EHEADER, "unknown checksum id %d", h->checksum);
     if (h->chunksize < -1 || h->chunksize == 0 || h->chunksize > B2_MAX_NBYTES)
-        return fail(B2F_EHEADER, err, errlen, "chunk-size %" PRId32 " out of range", h->chunksize);
+        return b2f_fail(err, errlen, B2F_EHEADER, "chunk-size %" PRId32 " out of range", h->chunksize);
     if (h->last_chunk < -1 || (h->chunksize > 0 && h->last_chunk > h->chunksize))
-        return fail(B2F_EHEADER, err, errlen, "last-chunk %" PRId32 " out of range (chunk-size %" PRId32 ")",
+        return b2f_fail(err, errlen, B2F_EHEADER, "last-chunk %" PRId32 " out of range (chunk-size %" PRId32 ")",
                     h->last_chunk, h->chunksize);
     if (h->nchunks < -1)
-        return fail(B2F_EHEADER, err, errlen, "nchunks %" PRId64 " out of range", h->nchunks);
+        return b2f_fail(err, errlen, B2F_EHEADER, "nchunks %" PRId64 " out of range", h->nchunks);
     if ((h->options & 1) && h->nchunks < 0)
-        return fail(B2F_EHEADER, err, errlen, "offsets table present but nchunks unknown");
+        return b2f_fail(err, errlen, B2F_EHEADER, "offsets table present but nchunks unknown");
     return 0;
 }
 
@@ -177,18 +150,18 @@ static int load_chunk(b2_bloscpack *bp, int64_t n, uint64_t off, uint64_t limit,
 {
     uint8_t head[B2_HEADER_LEN];
     if (off > limit || limit - off < B2_HEADER_LEN_V1 + (uint64_t)bp->cklen)
-        return fail(B2F_ERANGE, err, errlen, "chunk %" PRId64 ": header at %" PRIu64 " past end (%" PRIu64 ")",
+        return b2f_fail(err, errlen, B2F_ERANGE, "chunk %" PRId64 ": header at %" PRIu64 " past end (%" PRIu64 ")",
                     n, off, limit);
     size_t want = limit - off < B2_HEADER_LEN ? (size_t)(limit - off) : B2_HEADER_LEN;
     int rc = read_full(bp, head, want, off);
     if (rc < 0)
-        return fail(rc, err, errlen, "chunk %" PRId64 ": reading header at %" PRIu64 " failed", n, off);
+        return b2f_fail(err, errlen, rc, "chunk %" PRId64 ": reading header at %" PRIu64 " failed", n, off);
     rc = b2_chunk_parse_header(head, want, info);
     if (rc < 0)
-        return fail(rc, err, errlen, "chunk %" PRId64 " at %" PRIu64 ": bad Blosc header: %s", n, off,
+        return b2f_fail(err, errlen, rc, "chunk %" PRId64 " at %" PRIu64 ": bad Blosc header: %s", n, off,
                     b2_strerror(rc));
     if ((uint64_t)info->cbytes + (uint64_t)bp->cklen > limit - off)
-        return fail(B2F_ERANGE, err, errlen,
+        return b2f_fail(err, errlen, B2F_ERANGE,
                     "chunk %" PRId64 " at %" PRIu64 ": cbytes %" PRId32 " plus %d checksum bytes past end (%" PRIu64 ")",
                     n, off, info->cbytes, bp->cklen, limit);
     c->file_off = off;
@@ -205,7 +178,7 @@ static int check_sizes(const b2_bloscpack *bp, int64_t n, const b2bp_chunk *c, c
     int last = n == bp->nchunks - 1;
     int32_t want = last ? h->last_chunk : h->chunksize;   /* -1: not declared */
     if (want >= 0 && c->nbytes != want)
-        return fail(B2F_EHEADER, err, errlen,
+        return b2f_fail(err, errlen, B2F_EHEADER,
                     "chunk %" PRId64 ": %" PRId32 " bytes, header says %s %" PRId32, n, c->nbytes,
                     last ? "last-chunk" : "chunk-size", want);
     return 0;
@@ -241,20 +214,20 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
         uint64_t room = file_len - B2BP_HEADER_LEN;
         uint64_t per = min_chunk + ((h->options & 1) ? 8 : 0);
         if ((uint64_t)h->nchunks > room / per)
-            return fail(B2F_EHEADER, err, errlen,
+            return b2f_fail(err, errlen, B2F_EHEADER,
                         "nchunks %" PRId64 " cannot fit in %" PRIu64 " bytes", h->nchunks, file_len);
         if ((rc = grow(bp, &cap, h->nchunks)) < 0)
-            return fail(rc, err, errlen, "out of memory for %" PRId64 " chunks", h->nchunks);
+            return b2f_fail(err, errlen, rc, "out of memory for %" PRId64 " chunks", h->nchunks);
     }
     if (h->options & 1) {
         size_t tlen = (size_t)h->nchunks * 8;
         data_start += tlen;
         table = malloc(tlen ? tlen : 1);
         if (!table)
-            return fail(B2E_NOMEM, err, errlen, "out of memory for the offsets table");
+            return b2f_fail(err, errlen, B2E_NOMEM, "out of memory for the offsets table");
         if ((rc = read_full(bp, table, tlen, B2BP_HEADER_LEN)) < 0) {
             free(table);
-            return fail(rc, err, errlen, "reading the offsets table failed");
+            return b2f_fail(err, errlen, rc, "reading the offsets table failed");
         }
     }
 
@@ -269,14 +242,14 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
             /* Chunks follow each other without gaps: the table must say exactly where. */
             int64_t o = get_i64(table + 8 * n);
             if (o < 0 || (uint64_t)o != next) {
-                rc = fail(B2F_EINDEX, err, errlen,
+                rc = b2f_fail(err, errlen, B2F_EINDEX,
                           "chunk %" PRId64 ": offset %" PRId64 " in the offsets table, but the %s ends at %" PRIu64,
                           n, o, n ? "previous chunk" : "offsets table", next);
                 goto out;
             }
         }
         if (h->nchunks < 0 && (rc = grow(bp, &cap, n + 1)) < 0) {
-            rc = fail(rc, err, errlen, "out of memory for %" PRId64 " chunks", n + 1);
+            rc = b2f_fail(err, errlen, rc, "out of memory for %" PRId64 " chunks", n + 1);
             goto out;
         }
         b2_chunk_info info;
@@ -294,7 +267,7 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
     bp->nchunks = n;
     bp->nbytes = (int64_t)content;
     if (next != file_len) {
-        rc = fail(B2F_ERANGE, err, errlen, "%" PRIu64 " bytes after the last chunk (which ends at %" PRIu64 ")",
+        rc = b2f_fail(err, errlen, B2F_ERANGE, "%" PRIu64 " bytes after the last chunk (which ends at %" PRIu64 ")",
                   file_len - next, next);
         goto out;
     }
@@ -314,25 +287,25 @@ int b2bp_open(b2_bloscpack **out, int fd, const b2f_io *io, char *err, size_t er
         err[0] = '\0';
     b2_bloscpack *bp = calloc(1, sizeof *bp);
     if (!bp)
-        return fail(B2E_NOMEM, err, errlen, "out of memory");
+        return b2f_fail(err, errlen, B2E_NOMEM, "out of memory");
     bp->fd = fd;
-    bp->io.pread = io && io->pread ? io->pread : pread;
+    b2f_io_init(&bp->io, io);
 
     int rc;
     struct stat st;
     if (fstat(fd, &st) < 0) {
-        rc = fail(-errno, err, errlen, "fstat failed: %s", strerror(errno));
+        rc = b2f_fail(err, errlen, -errno, "fstat failed: %s", strerror(errno));
         goto bad;
     }
     bp->file_len = st.st_size;
     uint8_t head[B2BP_HEADER_LEN];
     if (bp->file_len < B2BP_HEADER_LEN) {
-        rc = fail(bp->file_len >= 4 ? B2F_EHEADER : B2F_EFORMAT, err, errlen,
+        rc = b2f_fail(err, errlen, bp->file_len >= 4 ? B2F_EHEADER : B2F_EFORMAT,
                   "file of %" PRId64 " bytes is shorter than a Bloscpack header", bp->file_len);
         goto bad;
     }
     if ((rc = read_full(bp, head, sizeof head, 0)) < 0) {
-        rc = fail(rc, err, errlen, "reading the header failed");
+        rc = b2f_fail(err, errlen, rc, "reading the header failed");
         goto bad;
     }
     if ((rc = parse_header(head, &bp->hdr, err, errlen)) < 0)
@@ -377,30 +350,30 @@ int b2bp_chunk_get(const b2_bloscpack *bp, int64_t n, b2bp_chunk *c)
 int b2bp_read_chunk(b2_bloscpack *bp, int64_t n, void *buf, size_t cap, char *err, size_t errlen)
 {
     if (n < 0 || n >= bp->nchunks)
-        return fail(B2F_ERANGE, err, errlen, "chunk %" PRId64 " out of range (%" PRId64 " chunks)", n,
+        return b2f_fail(err, errlen, B2F_ERANGE, "chunk %" PRId64 " out of range (%" PRId64 " chunks)", n,
                     bp->nchunks);
     const b2bp_chunk *c = &bp->chunks[n];
     size_t len = (size_t)c->cbytes;
     if (cap < len)
-        return fail(B2E_DST_SMALL, err, errlen, "chunk %" PRId64 ": buffer of %zu bytes < cbytes %zu", n,
+        return b2f_fail(err, errlen, B2E_DST_SMALL, "chunk %" PRId64 ": buffer of %zu bytes < cbytes %zu", n,
                     cap, len);
     uint8_t stored[MAX_DIGEST], computed[MAX_DIGEST];
     int rc = read_full(bp, buf, len, c->file_off);
     if (rc == 0 && bp->cklen)
         rc = read_full(bp, stored, (size_t)bp->cklen, c->file_off + len);
     if (rc < 0)
-        return fail(rc == B2F_ERANGE ? B2F_ERANGE : rc, err, errlen,
+        return b2f_fail(err, errlen, rc,
                     "chunk %" PRId64 ": reading %zu bytes at %" PRIu64 " failed", n, len, c->file_off);
     /* The file may have changed since open: the chunk must still say the same size. */
     b2_chunk_info info;
     rc = b2_chunk_parse_header(buf, len, &info);
     if (rc < 0 || info.cbytes != c->cbytes || info.nbytes != c->nbytes)
-        return fail(rc < 0 ? rc : B2E_HEADER, err, errlen,
+        return b2f_fail(err, errlen, rc < 0 ? rc : B2E_HEADER,
                     "chunk %" PRId64 ": header changed since open", n);
     if (bp->cklen) {
         digest(bp->hdr.checksum, buf, len, computed);
         if (memcmp(stored, computed, (size_t)bp->cklen) != 0)
-            return fail(B2F_ECHECKSUM, err, errlen, "chunk %" PRId64 ": %s checksum mismatch", n,
+            return b2f_fail(err, errlen, B2F_ECHECKSUM, "chunk %" PRId64 ": %s checksum mismatch", n,
                         b2bp_checksum_name(bp->hdr.checksum));
     }
     return c->cbytes;
