@@ -87,6 +87,8 @@ int blosclz_decompress(const void *src, int srclen, void *dst, int dstcap)
         return BLZ_ERR_PARAM;
     if (srclen == 0)
         return 0;
+    if (dstcap == 0)   /* a stream always starts with at least one literal byte */
+        return BLZ_ERR_OVERFLOW;
 
     const uint8_t *ip = src;
     const uint8_t *const ip_end = ip + srclen;

@@ -205,6 +205,8 @@ START_TEST(test_crafted_failures)
     ck_assert_int_lt(blosclz_decompress(lit_over, -1, out, 4), 0);
     ck_assert_int_lt(blosclz_decompress(lit_over, 5, out, -1), 0);
     ck_assert_int_lt(blosclz_decompress(NULL, 5, out, 4), 0);
+    ck_assert_int_lt(blosclz_decompress(lit_over, 5, NULL, 0), 0);
+    ck_assert_int_eq(blosclz_decompress(NULL, 0, NULL, 0), 0);
 }
 END_TEST
 
