@@ -80,6 +80,8 @@ static void fill_stat(const bt_input *in, summary *s)
             if (b2f_chunk_special(in->frame, n) > 0)
                 s->nspecial++;
         s->dead = s->st.kind == B2F_KIND_FRAME ? b2f_dead_bytes(in->frame) : 0;
+        if (s->st.kind == B2F_KIND_BLOSCPACK)
+            s->st.clevel = -1;   /* Blosc1 chunks do not record it */
         return;
     }
     const b2_chunk_info *ci = &in->info;
