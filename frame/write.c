@@ -77,8 +77,11 @@ static void set_entry(b2_frame *f, int64_t n, uint8_t *chunk, const b2_chunk_inf
     memset(c, 0, sizeof *c);
     c->nbytes = ci->nbytes;
     c->special = (uint8_t)ci->special;
-    if (!f->variable && (ci->special == B2_SPECIAL_ZERO || ci->special == B2_SPECIAL_NAN ||
-                         ci->special == B2_SPECIAL_UNINIT)) {
+    /* C-Blosc2 remakes an indexed special with the frame's typesize: it must fit */
+    int ts = f->wp.cp.typesize;
+    int indexable = ci->special == B2_SPECIAL_ZERO || ci->special == B2_SPECIAL_UNINIT ||
+                    (ci->special == B2_SPECIAL_NAN && ci->typesize == ts);
+    if (!f->variable && indexable && ci->nbytes % ts == 0) {
         c->off = B2F_OFF_SPECIAL(ci->special);
         free(chunk);
     } else {

@@ -212,6 +212,23 @@ START_TEST(edits)
     ck_assert_int_eq(b2f_chunk_special(f, 0), B2_SPECIAL_ZERO);
     /* appending after a short last chunk is refused */
     ck_assert_int_eq(b2f_update_chunk(f, NULL, st.nchunks, chunk, 100), B2F_ERANGE);
+    /* a zero chunk of partial items is stored, never indexed: C-Blosc2 could not remake it */
+    uint8_t *z7 = malloc(64);
+    int z7len = b2_chunk_make_special(B2_SPECIAL_ZERO, 1, 7, NULL, z7, 64);
+    ck_assert_int_eq(z7len, 32);
+    b2f_stat_get(f, &st);
+    int64_t before;   /* cbytes without the 7-byte chunk it replaces */
+    {
+        uint8_t *raw;
+        int32_t rcb;
+        ck_assert_int_eq(b2f_read_raw_chunk(f, st.nchunks - 1, &raw, &rcb), 0);
+        before = st.cbytes - rcb;
+        free(raw);
+    }
+    ck_assert_int_eq(b2f_update_encoded(f, st.nchunks - 1, z7, z7len), 0);
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.cbytes, before + 32);
+    ck_assert_int_eq(b2f_chunk_special(f, st.nchunks - 1), B2_SPECIAL_ZERO);
     commit(f);
     check_file(fd, &m, "zero chunk");
 
