@@ -92,9 +92,16 @@ typedef struct b2fs_dirty {
     uint8_t *img;           /* chunksize bytes */
 } b2fs_dirty;
 
-/* A full chunk being compressed on a worker (wpool.c). The image stays readable until
+/* Work for the worker threads (wpool.c): run() is called once, on a worker. */
+typedef struct b2fs_task {
+    void (*run)(struct b2fs_task *t);
+    struct b2fs_task *qnext;
+} b2fs_task;
+
+/* A full chunk being compressed on a worker (io.c). The image stays readable until
  * the result is installed in the frame by whoever holds the node's write lock next. */
 typedef struct b2fs_job {
+    b2fs_task task;         /* first: the pool hands this back */
     struct b2fs_node *node;
     int64_t n;
     uint8_t *img;           /* chunksize bytes, read only while in flight */
@@ -105,7 +112,6 @@ typedef struct b2fs_job {
     int done;               /* set by the worker under node->job_lock */
     int superseded;         /* rewritten since: drop the result */
     struct b2fs_job *next;  /* node's in-flight list */
-    struct b2fs_job *qnext; /* pool queue */
 } b2fs_job;
 
 typedef struct b2fs_node {
@@ -180,7 +186,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
 
 /* ---- block cache and read-ahead (bcache.c) ---- */
 
-void bcache_init(size_t bytes, int nworkers);
+void bcache_init(size_t bytes);
 void bcache_shutdown(void);
 /* Copies block `block` of chunk c of node generation gen into dst if cached. */
 int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
@@ -190,12 +196,14 @@ void bcache_readahead(b2fs_node *n, int64_t c);
 /* A decode context for this thread. */
 b2_dctx *thread_dctx(void);
 
-/* ---- compression workers (wpool.c) ---- */
+/* ---- worker threads: compression and read-ahead (wpool.c) ---- */
 
 void wpool_init(int nworkers);
+/* Runs what is queued, then stops the workers. */
 void wpool_shutdown(void);
-/* Queues j (or encodes it right here when there are no workers). */
-void wpool_submit(b2fs_job *j);
+int wpool_size(void);
+/* Queues t (runs it right here when there are no workers). */
+void wpool_submit(b2fs_task *t);
 /* write lock: installs finished jobs; with wait, waits for all of them first */
 int node_harvest(b2fs_node *n, int wait);
 /* frees the spare compression contexts (after a parameter change) */

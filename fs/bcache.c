@@ -139,95 +139,66 @@ b2_dctx *thread_dctx(void)
     return c;
 }
 
-/* ---- read-ahead workers ---- */
+/* ---- read-ahead ---- */
 
-#define QLEN 16
+#define MAX_RA_PENDING 16
 
-static struct job {
+typedef struct ra_task {
+    b2fs_task task;
     b2fs_node *n;
     int64_t chunk;
-} queue[QLEN];
-static int qhead, qcount, stopping, nworkers_run;
-static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
-static pthread_t workers[64];
+} ra_task;
 
-static void run_job(struct job *j)
+static int ra_pending;
+
+static void run_readahead(b2fs_task *t)
 {
-    b2fs_node *n = j->n;
+    ra_task *ra = (ra_task *)t;
+    b2fs_node *n = ra->n;
     pthread_rwlock_rdlock(&n->lock);
     uint64_t cs = (uint64_t)n->chunksize;
-    if (n->frame && cs && (uint64_t)j->chunk * cs < n->fnbytes) {
-        uint64_t start = (uint64_t)j->chunk * cs;
+    if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
+        uint64_t start = (uint64_t)ra->chunk * cs;
         uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
         uint8_t *tmp = malloc(len);
         /* node_read_chunk_part decodes through the cache and leaves the blocks there */
         if (tmp)
-            node_read_chunk_part(n, j->chunk, 0, (uint32_t)len, tmp);
+            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, tmp);
         free(tmp);
     }
     pthread_rwlock_unlock(&n->lock);
     node_put(n);
-}
-
-static void *worker_main(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&qlock);
-    for (;;) {
-        while (!qcount && !stopping)
-            pthread_cond_wait(&qcond, &qlock);
-        if (stopping)
-            break;
-        struct job j = queue[qhead];
-        qhead = (qhead + 1) % QLEN;
-        qcount--;
-        pthread_mutex_unlock(&qlock);
-        run_job(&j);
-        pthread_mutex_lock(&qlock);
-    }
-    pthread_mutex_unlock(&qlock);
-    return NULL;
+    free(ra);
+    __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
 }
 
 void bcache_readahead(b2fs_node *n, int64_t c)
 {
-    if (!nworkers_run)
+    if (!wpool_size() || limit == 0)
         return;
-    pthread_mutex_lock(&qlock);
-    if (qcount < QLEN && !stopping) {
-        node_ref(n);
-        queue[(qhead + qcount) % QLEN] = (struct job){n, c};
-        qcount++;
-        pthread_cond_signal(&qcond);
+    if (__atomic_add_fetch(&ra_pending, 1, __ATOMIC_RELAXED) > MAX_RA_PENDING) {
+        __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
+        return;
     }
-    pthread_mutex_unlock(&qlock);
+    ra_task *ra = malloc(sizeof *ra);
+    if (!ra) {
+        __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    node_ref(n);
+    ra->task.run = run_readahead;
+    ra->n = n;
+    ra->chunk = c;
+    wpool_submit(&ra->task);
 }
 
-void bcache_init(size_t bytes, int nworkers)
+void bcache_init(size_t bytes)
 {
     limit = bytes;
-    if (nworkers > 64)
-        nworkers = 64;
-    for (int i = 0; i < nworkers; i++)
-        if (pthread_create(&workers[nworkers_run], NULL, worker_main, NULL) == 0)
-            nworkers_run++;
 }
 
 void bcache_shutdown(void)
 {
-    pthread_mutex_lock(&qlock);
-    stopping = 1;
-    pthread_cond_broadcast(&qcond);
-    pthread_mutex_unlock(&qlock);
-    for (int i = 0; i < nworkers_run; i++)
-        pthread_join(workers[i], NULL);
-    nworkers_run = 0;
-    while (qcount) {
-        node_put(queue[qhead].n);
-        qhead = (qhead + 1) % QLEN;
-        qcount--;
-    }
     pthread_mutex_lock(&lock);
     while (tail)
         evict_locked();

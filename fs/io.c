@@ -370,7 +370,22 @@ int node_harvest(b2fs_node *n, int wait)
     return r;
 }
 
-/* Hands a full dirty chunk to the compression workers (the image goes with it). */
+/* On a worker: encodes the chunk and tells the node. */
+static void encode_job(b2fs_task *t)
+{
+    b2fs_job *j = (b2fs_job *)t;
+    j->out = malloc(j->len + B2_MAX_OVERHEAD);
+    j->rc = j->out ? b2_chunk_encode(j->cctx, j->img, j->len, j->out, j->len + B2_MAX_OVERHEAD)
+                   : B2E_NOMEM;
+    b2fs_node *n = j->node;
+    pthread_mutex_lock(&n->job_lock);
+    j->done = 1;
+    n->npending--;
+    pthread_cond_broadcast(&n->job_cond);
+    pthread_mutex_unlock(&n->job_lock);
+}
+
+/* Hands a full dirty chunk to the workers (the image goes with it). */
 static int submit(b2fs_node *n, b2fs_dirty *d)
 {
     b2fs_job *j = calloc(1, sizeof *j);
@@ -381,6 +396,7 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
             cctx_put(n, c);
         return flush_one(n, d);
     }
+    j->task.run = encode_job;
     j->node = n;
     j->n = d->n;
     j->img = d->img;
@@ -393,7 +409,7 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
     j->next = n->jobs;
     n->jobs = j;
     n->njobs++;
-    wpool_submit(j);
+    wpool_submit(&j->task);
     return 0;
 }
 

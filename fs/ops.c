@@ -687,7 +687,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     conn->max_readahead = 1u << 20;
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();
-    bcache_init(b2fs_cfg.cache_size, b2fs_cfg.nthreads);
+    bcache_init(b2fs_cfg.cache_size);
     wpool_init(b2fs_cfg.nthreads);
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
     return NULL;

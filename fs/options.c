@@ -52,7 +52,7 @@ static const char usage_text[] =
     "    typesize=N         item size in bytes 1..255 (8)\n"
     "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
     "    blocksize=SIZE     bytes per block, 0 = automatic (0)\n"
-    "    nthreads=N         worker threads for read-ahead (2)\n"
+    "    nthreads=N         worker threads for compression and read-ahead (2)\n"
     "    cache_size=SIZE    decoded block cache shared by all files (64M)\n"
     "    dirty_size=SIZE    dirty data per file before it is compressed and committed (64M)\n"
     "    ro                 read only\n"

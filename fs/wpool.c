@@ -1,28 +1,12 @@
-/* Compression workers: full chunks written by sequential writers are encoded here
- * while the writer goes on; the result is installed into the frame later, under the
- * node's write lock (node_harvest in io.c). */
+/* The worker threads (-o nthreads): compression of full chunks for writers and
+ * read-ahead decoding for sequential readers share one queue. */
 #include "fs/b2fs.h"
-
-#include <stdlib.h>
 
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
-static b2fs_job *qhead, *qtail;
+static b2fs_task *qhead, *qtail;
 static int stopping, nrun;
 static pthread_t workers[64];
-
-static void encode(b2fs_job *j)
-{
-    j->out = malloc(j->len + B2_MAX_OVERHEAD);
-    j->rc = j->out ? b2_chunk_encode(j->cctx, j->img, j->len, j->out, j->len + B2_MAX_OVERHEAD)
-                   : B2E_NOMEM;
-    b2fs_node *n = j->node;
-    pthread_mutex_lock(&n->job_lock);
-    j->done = 1;
-    n->npending--;
-    pthread_cond_broadcast(&n->job_cond);
-    pthread_mutex_unlock(&n->job_lock);
-}
 
 static void *worker_main(void *arg)
 {
@@ -33,32 +17,37 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&qcond, &qlock);
         if (!qhead)
             break;
-        b2fs_job *j = qhead;
-        qhead = j->qnext;
+        b2fs_task *t = qhead;
+        qhead = t->qnext;
         if (!qhead)
             qtail = NULL;
         pthread_mutex_unlock(&qlock);
-        encode(j);
+        t->run(t);
         pthread_mutex_lock(&qlock);
     }
     pthread_mutex_unlock(&qlock);
     return NULL;
 }
 
-void wpool_submit(b2fs_job *j)
+int wpool_size(void)
+{
+    return nrun;
+}
+
+void wpool_submit(b2fs_task *t)
 {
     pthread_mutex_lock(&qlock);
     if (!nrun) {
         pthread_mutex_unlock(&qlock);
-        encode(j);
+        t->run(t);
         return;
     }
-    j->qnext = NULL;
+    t->qnext = NULL;
     if (qtail)
-        qtail->qnext = j;
+        qtail->qnext = t;
     else
-        qhead = j;
-    qtail = j;
+        qhead = t;
+    qtail = t;
     pthread_cond_signal(&qcond);
     pthread_mutex_unlock(&qlock);
 }
@@ -72,7 +61,6 @@ void wpool_init(int nworkers)
             nrun++;
 }
 
-/* Workers finish the queue before they stop, so no job is left half done. */
 void wpool_shutdown(void)
 {
     pthread_mutex_lock(&qlock);
