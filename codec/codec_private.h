@@ -109,12 +109,13 @@ int b2_pipeline_uses_delta(const uint8_t filters[B2_MAX_FILTERS]);
 int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
                          uint8_t *spare, const uint8_t *dref, uint8_t *out);
 /* Applies the filters to one block of len bytes at chunk offset `offset` of `chunk`.
- * Returns the filtered bytes: one of the two scratch buffers, or the input itself when
- * no filter is set. */
+ * dref is what delta codes blocks other than block 0 against: block 0 as the decoder
+ * will see it (see encode.c). Returns the filtered bytes: one of the two scratch
+ * buffers, or the input itself when no filter is set; NULL on a filter error. */
 const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
                                    const uint8_t meta[B2_MAX_FILTERS], int typesize,
                                    int blosc1_layout, const uint8_t *chunk, size_t offset,
-                                   size_t len, uint8_t *s1, uint8_t *s2);
+                                   size_t len, const uint8_t *dref, uint8_t *s1, uint8_t *s2);
 
 /* Blocksize and split choice (codec/blocksize.c). */
 int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);

@@ -8,8 +8,8 @@ struct b2_cctx {
     b2_cparams p;
     const b2_stream_codec *codec;
     b2_codec_state cs;
-    uint8_t *scratch;       /* two block-sized buffers for the filters */
-    size_t scratch_cap;
+    uint8_t *scratch;       /* three block-sized buffers: two for the filters, one */
+    size_t scratch_cap;     /* for the delta reference */
 };
 
 void b2_cparams_default(b2_cparams *p)
@@ -120,6 +120,31 @@ static int all_same(const uint8_t *p, size_t n)
     return n == 0 || memcmp(p, p + 1, n - 1) == 0;
 }
 
+/* Decoders undo delta on blocks other than block 0 against the fully decoded block 0,
+ * which still carries the (lossy) filters applied before delta: code against that,
+ * not against the input, so that decoding gives exactly the truncated input. Uses the
+ * third scratch buffer when a filter precedes delta. */
+static const uint8_t *delta_reference(b2_cctx *ctx, const uint8_t *src, int32_t len0)
+{
+    const b2_cparams *p = &ctx->p;
+    uint8_t before[B2_MAX_FILTERS] = {0};
+    int i, any = 0;
+    for (i = 0; i < B2_MAX_FILTERS && p->filters[i] != B2_DELTA; i++) {
+        before[i] = p->filters[i];
+        any |= before[i] != B2_NOFILTER;
+    }
+    if (i == B2_MAX_FILTERS || !any)
+        return src;
+    size_t bs = ctx->scratch_cap / 3;
+    const uint8_t *r = b2_pipeline_forward(before, p->filters_meta, p->typesize,
+                                           p->blosc1_format, src, 0, (size_t)len0, NULL,
+                                           ctx->scratch, ctx->scratch + bs);
+    if (r == NULL)
+        return NULL;
+    memcpy(ctx->scratch + 2 * bs, r, (size_t)len0);
+    return ctx->scratch + 2 * bs;
+}
+
 /* Compresses the blocks after the header and block starts. Returns the chunk size,
  * 0 when it would not be smaller than `limit` (store memcpyed), or a B2E_* code.
  * *all_zero tells whether every stream was a run of zeros. */
@@ -133,13 +158,16 @@ static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32
     if (pos > limit)
         return 0;
     int rc = B2E_OK;
-    if (ctx->scratch_cap < 2 * (size_t)bs) {
-        uint8_t *s = realloc(ctx->scratch, 2 * (size_t)bs);
+    if (ctx->scratch_cap < 3 * (size_t)bs) {
+        uint8_t *s = realloc(ctx->scratch, 3 * (size_t)bs);
         if (s == NULL)
             return B2E_NOMEM;
         ctx->scratch = s;
-        ctx->scratch_cap = 2 * (size_t)bs;
+        ctx->scratch_cap = 3 * (size_t)bs;
     }
+    const uint8_t *dref = delta_reference(ctx, src, nbytes < bs ? nbytes : bs);
+    if (dref == NULL)
+        return B2E_FILTER;
     *all_zero = 1;
     for (int32_t b = 0; b < nblocks; b++) {
         wr32(dst + hl + 4 * b, (int32_t)pos);
@@ -148,7 +176,7 @@ static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32
         int leftover = bsize < bs;
         const uint8_t *blk = b2_pipeline_forward(p->filters, p->filters_meta, p->typesize,
                                                  p->blosc1_format, src, off, (size_t)bsize,
-                                                 ctx->scratch, ctx->scratch + bs);
+                                                 dref, ctx->scratch, ctx->scratch + bs);
         if (blk == NULL)
             return B2E_FILTER;
         int32_t nstreams = split && !leftover ? p->typesize : 1;

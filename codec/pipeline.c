@@ -8,8 +8,14 @@
 int b2_pipeline_check(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[B2_MAX_FILTERS],
                       int typesize, int encode)
 {
+    int shuffled = 0, deltas = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
         if (filters[i] > B2_TRUNC_PREC)
+            return B2E_FILTER;
+        shuffled |= filters[i] == B2_SHUFFLE || filters[i] == B2_BITSHUFFLE;
+        /* C-Blosc2 2.x and 3.x undo a delta that follows a shuffle differently: write
+         * only pipelines both read the same way (delta once, before any shuffle). */
+        if (encode && filters[i] == B2_DELTA && (shuffled || deltas++ > 0))
             return B2E_FILTER;
         if (encode && filters[i] == B2_TRUNC_PREC) {
             int bits = (int8_t)meta[i];
@@ -68,7 +74,7 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
 const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
                                    const uint8_t meta[B2_MAX_FILTERS], int typesize,
                                    int blosc1_layout, const uint8_t *chunk, size_t offset,
-                                   size_t len, uint8_t *s1, uint8_t *s2)
+                                   size_t len, const uint8_t *dref, uint8_t *s1, uint8_t *s2)
 {
     const uint8_t *cur = chunk + offset;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
@@ -84,9 +90,8 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
             b2_bitshuffle((size_t)typesize, len, cur, dst, blosc1_layout);
             break;
         case B2_DELTA:
-            /* Block 0 is coded against itself as it stands here; the others against
-             * the chunk's original first block. */
-            b2_delta_encode(offset == 0 ? cur : chunk, offset, len, (size_t)typesize, cur, dst);
+            /* Block 0 is coded against itself as it stands here. */
+            b2_delta_encode(offset == 0 ? cur : dref, offset, len, (size_t)typesize, cur, dst);
             break;
         case B2_TRUNC_PREC:
             if (b2_trunc_prec((int8_t)meta[i], (size_t)typesize, len, cur, dst) < 0)

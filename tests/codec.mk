@@ -30,3 +30,10 @@ TESTS += tests/blosclz_interop.sh
 EXTRA_DIST += tests/blosclz_interop.sh
 TESTS += tests/codec_interop.sh
 EXTRA_DIST += tests/codec_interop.sh tests/codec_interop.py
+
+check_PROGRAMS += tests/test_codec_bad
+TESTS += tests/test_codec_bad
+UNIT_TESTS += tests/test_codec_bad
+tests_test_codec_bad_SOURCES = tests/test_codec_bad.c tests/codec_helpers.h
+tests_test_codec_bad_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_codec_bad_LDADD = $(CODEC_LIBS) $(TEST_LIBS)

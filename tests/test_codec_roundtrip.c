@@ -218,7 +218,8 @@ START_TEST(test_block_ranges)
         {B2_ZLIB, 3, "bitshuffle", B2_SPLIT_ALWAYS, 0},
         {B2_LZ4HC, 2, "bitshuffle", B2_SPLIT_AUTO, 1},
         {B2_BLOSCLZ, 8, "trunc:20,shuffle", B2_SPLIT_AUTO, 0},
-        {B2_ZSTD, 12, "shuffle,delta", B2_SPLIT_ALWAYS, 0},
+        {B2_ZSTD, 8, "trunc:-3,delta,bitshuffle", B2_SPLIT_ALWAYS, 0},
+        {B2_ZSTD, 12, "delta,shuffle", B2_SPLIT_ALWAYS, 0},
     };
     size_t len = 9 * 1024 + 5;
     uint8_t *in = malloc(len);
@@ -400,6 +401,12 @@ START_TEST(test_bad_params)
     ck_assert_ptr_null(b2_cctx_new(&q));
     q = p;
     q.filters[0] = 7;
+    ck_assert_ptr_null(b2_cctx_new(&q));
+    /* Delta after a shuffle (C-Blosc2 2.x and 3.x disagree on it) or twice. */
+    q = p;
+    ck_assert_int_eq(b2_filters_parse("shuffle,delta", ',', q.filters, q.filters_meta), 0);
+    ck_assert_ptr_null(b2_cctx_new(&q));
+    ck_assert_int_eq(b2_filters_parse("delta,delta", ',', q.filters, q.filters_meta), 0);
     ck_assert_ptr_null(b2_cctx_new(&q));
     q = p;
     q.typesize = 2;

@@ -1,0 +1,383 @@
+/* Hostile chunks: every malformed header field, block start and stream size gives an
+ * error code, never a read or write out of bounds (these run under ASan and UBSan).
+ * Buffers are allocated at their exact size so that any over-read is caught. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/chunk.h"
+#include "tests/codec_helpers.h"
+#include "tests/testutil.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint8_t *dup_exact(const uint8_t *src, size_t len)
+{
+    uint8_t *p = malloc(len > 0 ? len : 1);
+    memcpy(p, src, len);
+    return p;
+}
+
+/* A valid chunk to spoil: codec, typesize, filters, blocksize, size. */
+static uint8_t *make_chunk(int codec, int ts, const char *filters, int32_t bs, size_t n,
+                           int blosc1, int *cbytes, uint8_t **orig)
+{
+    b2_cparams p;
+    b2_cparams_default(&p);
+    p.codec = codec;
+    p.clevel = 5;
+    p.typesize = ts;
+    p.blocksize = bs;
+    p.blosc1_format = blosc1;
+    p.splitmode = B2_SPLIT_ALWAYS;
+    ck_assert_int_eq(b2_filters_parse(filters, ',', p.filters, p.filters_meta), 0);
+    uint8_t *in = malloc(n);
+    tu_fill_float_series(in, n, 11);
+    memset(in + n / 3, 0, n / 10);
+    memset(in + n / 2, 0x33, n / 10);
+    b2_cctx *c = b2_cctx_new(&p);
+    uint8_t *out = malloc(n + B2_MAX_OVERHEAD);
+    *cbytes = b2_chunk_encode(c, in, n, out, n + B2_MAX_OVERHEAD);
+    ck_assert_int_gt(*cbytes, 0);
+    b2_cctx_free(c);
+    if (orig != NULL)
+        *orig = in;
+    else
+        free(in);
+    return out;
+}
+
+/* Decodes a (possibly spoiled) chunk every way: whole, and by blocks through memory and
+ * a reader. Returns the whole decode's result. Anything but success or a B2E_* code,
+ * or a memory error, fails the test. */
+static int try_all(const uint8_t *chunk, size_t len, size_t out_len)
+{
+    uint8_t *c = dup_exact(chunk, len);
+    uint8_t *out = malloc(out_len > 0 ? out_len : 1);
+    b2_dctx *d = b2_dctx_new();
+    int rc = b2_chunk_decode(d, c, len, out, out_len);
+    ck_assert(rc >= B2E_BLOSCLZ_MISSING);
+    ck_assert(rc <= (int)out_len);
+
+    rec_reader rr;
+    b2_chunk_src srcs[2] = {mem_src(c, len), rec_src(&rr, c, len)};
+    for (int s = 0; s < 2; s++) {
+        b2_chunk_layout lay;
+        int lrc = b2_chunk_layout_load(&lay, &srcs[s]);
+        ck_assert(lrc <= 0 && lrc >= B2E_BLOSCLZ_MISSING);
+        if (lrc < 0)
+            continue;
+        int32_t bs = lay.info.blocksize;
+        int32_t nb = bs > 0 ? (int32_t)(((int64_t)lay.info.nbytes + bs - 1) / bs) : 0;
+        for (int32_t b = 0; b < nb && b < 64; b++) {
+            int r = b2_chunk_decode_blocks(d, &lay, &srcs[s], b, 1, out, out_len);
+            ck_assert(r >= B2E_BLOSCLZ_MISSING && r <= (int)out_len);
+        }
+        if (nb > 0)
+            b2_chunk_decode_blocks(d, &lay, &srcs[s], 0, nb, out, out_len);
+        b2_chunk_layout_free(&lay);
+    }
+    b2_dctx_free(d);
+    free(out);
+    free(c);
+    return rc;
+}
+
+static void set32(uint8_t *p, int32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int32_t get32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+START_TEST(test_truncated)
+{
+    int cb;
+    uint8_t *chunks[3];
+    int lens[3];
+    chunks[0] = make_chunk(B2_LZ4, 4, "shuffle", 1024, 5000, 0, &lens[0], NULL);
+    chunks[1] = make_chunk(B2_ZSTD, 8, "bitshuffle", 0, 3000, 1, &lens[1], NULL);
+    chunks[2] = make_chunk(B2_ZLIB, 2, "delta,shuffle", 512, 4001, 0, &lens[2], NULL);
+    for (int k = 0; k < 3; k++) {
+        cb = lens[k];
+        ck_assert_int_eq(try_all(chunks[k], (size_t)cb, 8000), get32(chunks[k] + 4));
+        for (int len = 0; len < cb; len += len < 64 ? 1 : 7) {
+            int rc = try_all(chunks[k], (size_t)len, 8000);
+            ck_assert_msg(rc < 0, "a chunk cut to %d of %d bytes decoded", len, cb);
+        }
+        free(chunks[k]);
+    }
+}
+END_TEST
+
+START_TEST(test_header_fields)
+{
+    int cb;
+    uint8_t *good = make_chunk(B2_LZ4, 4, "shuffle", 1024, 5000, 0, &cb, NULL);
+    uint8_t *c = malloc((size_t)cb);
+    struct { int off; int32_t v; int width; int want; } cases[] = {
+        {12, 0, 4, 0},                 /* cbytes larger than the buffer (set below) */
+        {12, 31, 4, B2E_HEADER},       /* cbytes smaller than the header */
+        {12, -5, 4, B2E_HEADER},
+        {4, -1, 4, B2E_HEADER},        /* nbytes */
+        {4, INT32_MAX, 4, B2E_HEADER},
+        {4, B2_MAX_NBYTES + 1, 4, B2E_HEADER},
+        {8, 0, 4, B2E_HEADER},         /* blocksize */
+        {8, -1, 4, B2E_HEADER},
+        {8, 5001, 4, B2E_HEADER},
+        {8, 600000000, 4, B2E_HEADER},
+        {8, 1, 4, B2E_HEADER},         /* 5000 block starts do not fit */
+        {3, 0, 1, B2E_HEADER},         /* typesize 0 */
+        {0, 0, 1, B2E_VERSION},        /* version 0 */
+        {30, 1, 1, B2E_VERSION},       /* variable-length blocks */
+        {31, 0x08, 1, B2E_VERSION},    /* lazy chunk */
+        {31, 0x50, 1, B2E_HEADER},     /* special id 5 */
+        {31, 0x70, 1, B2E_HEADER},
+        {16, 5, 1, B2E_FILTER},        /* unknown filter ids */
+        {21, 200, 1, B2E_FILTER},
+        {18, 255, 1, B2E_FILTER},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        memcpy(c, good, (size_t)cb);
+        int want = cases[i].want;
+        if (i == 0) {
+            set32(c + 12, cb + 1);
+            want = B2E_TRUNCATED;
+        } else if (cases[i].width == 4) {
+            set32(c + cases[i].off, cases[i].v);
+        } else {
+            c[cases[i].off] = (uint8_t)cases[i].v;
+        }
+        int rc = try_all(c, (size_t)cb, 8000);
+        ck_assert_msg(rc == want, "case %zu: got %d (%s), want %d", i, rc, b2_strerror(rc), want);
+        b2_chunk_info info;
+        int prc = b2_chunk_parse_header(c, (size_t)cb, &info);
+        if (i > 0)
+            ck_assert_int_eq(prc, want);
+    }
+    /* Codec codes nobody can decode: snappy (2), lizard (5), user-defined (6), 7. */
+    for (int code = 2; code < 8; code++) {
+        if (code == 3 || code == 4)
+            continue;
+        memcpy(c, good, (size_t)cb);
+        c[2] = (uint8_t)((c[2] & 0x1f) | code << 5);
+        ck_assert_int_eq(try_all(c, (size_t)cb, 8000), B2E_CODEC);
+    }
+    /* Output too small. */
+    ck_assert_int_eq(try_all(good, (size_t)cb, 4999), B2E_DST_SMALL);
+    free(c);
+    free(good);
+}
+END_TEST
+
+START_TEST(test_bstarts_and_streams)
+{
+    int cb;
+    uint8_t *good = make_chunk(B2_ZSTD, 4, "shuffle", 1024, 5000, 0, &cb, NULL);
+    int32_t nb = 5;
+    uint8_t *c = malloc((size_t)cb);
+    int32_t bad_starts[] = {0, -1, 31, 32 + 4 * 5 - 1, INT32_MAX, INT32_MIN};
+    for (int32_t b = 0; b < nb; b++) {
+        for (size_t k = 0; k < N(bad_starts) + 1; k++) {
+            memcpy(c, good, (size_t)cb);
+            set32(c + 32 + 4 * b, k < N(bad_starts) ? bad_starts[k] : cb);
+            ck_assert_int_eq(try_all(c, (size_t)cb, 5000), B2E_BSTARTS);
+        }
+        /* Two blocks starting at the same place: inside the chunk, so a whole decode
+         * may read the same streams twice, but a layout refuses it. */
+        memcpy(c, good, (size_t)cb);
+        set32(c + 32 + 4 * b, get32(c + 32 + 4 * ((b + 1) % nb)));
+        try_all(c, (size_t)cb, 5000);
+        b2_chunk_src src = mem_src(c, (size_t)cb);
+        b2_chunk_layout lay;
+        ck_assert_int_eq(b2_chunk_layout_load(&lay, &src), B2E_BSTARTS);
+    }
+    /* Stream sizes: past the chunk, huge, a run below -255, a token without its bit. */
+    int32_t s0 = get32(good + 32);
+    int32_t bad_sizes[] = {cb, INT32_MAX, -256, INT32_MIN};
+    for (size_t k = 0; k < N(bad_sizes); k++) {
+        memcpy(c, good, (size_t)cb);
+        set32(c + s0, bad_sizes[k]);
+        ck_assert_int_eq(try_all(c, (size_t)cb, 5000), B2E_STREAM);
+    }
+    memcpy(c, good, (size_t)cb);
+    set32(c + s0, -7);
+    c[s0 + 4] = 0x02;
+    ck_assert_int_eq(try_all(c, (size_t)cb, 5000), B2E_STREAM);
+    /* A compressed stream that lies about its length or contents. */
+    memcpy(c, good, (size_t)cb);
+    int32_t cs = get32(c + s0);
+    if (cs > 8) {
+        set32(c + s0, cs - 3);
+        ck_assert_int_lt(try_all(c, (size_t)cb, 5000), 0);
+    }
+    free(c);
+    free(good);
+}
+END_TEST
+
+START_TEST(test_special_and_memcpy_headers)
+{
+    uint8_t c[40];
+    ck_assert_int_eq(b2_chunk_make_special(B2_SPECIAL_VALUE, 4, 4096, "abcd", c, sizeof c), 36);
+    /* A value size (cbytes - 32) that does not divide nbytes. */
+    set32(c + 12, 35);
+    ck_assert_int_eq(try_all(c, 35, 4096), B2E_HEADER);
+    set32(c + 12, 32);
+    ck_assert_int_eq(try_all(c, 32, 4096), B2E_HEADER);
+    set32(c + 12, 36);
+    set32(c + 4, 4098);
+    ck_assert_int_eq(try_all(c, 36, 8192), B2E_HEADER);
+    /* NaN needs typesize 4 or 8. */
+    ck_assert_int_eq(b2_chunk_make_special(B2_SPECIAL_NAN, 4, 4096, NULL, c, sizeof c), 32);
+    c[3] = 3;
+    ck_assert_int_eq(try_all(c, 32, 4096), B2E_HEADER);
+    /* A memcpyed chunk whose cbytes is not nbytes + header. */
+    uint8_t m[16 + 100];
+    memset(m, 0, sizeof m);
+    m[0] = 2;
+    m[1] = 1;
+    m[2] = 0x02;
+    m[3] = 1;
+    set32(m + 4, 100);
+    set32(m + 8, 100);
+    set32(m + 12, 116);
+    ck_assert_int_eq(try_all(m, sizeof m, 100), 100);
+    set32(m + 12, 115);
+    ck_assert_int_eq(try_all(m, sizeof m, 100), B2E_HEADER);
+    set32(m + 12, 116);
+    set32(m + 4, 101);
+    ck_assert_int_eq(try_all(m, sizeof m, 200), B2E_HEADER);
+}
+END_TEST
+
+START_TEST(test_dictionary_section)
+{
+    int cb;
+    uint8_t *good = make_chunk(B2_ZSTD, 4, "shuffle", 1024, 5000, 0, &cb, NULL);
+    uint8_t *c = malloc((size_t)cb);
+    int32_t sizes[] = {0, -1, 32769, INT32_MAX, 100000};
+    for (size_t k = 0; k < N(sizes); k++) {
+        memcpy(c, good, (size_t)cb);
+        c[31] |= 0x01;                    /* claims a dictionary after the block starts */
+        set32(c + 32 + 4 * 5, sizes[k]);
+        ck_assert_int_eq(try_all(c, (size_t)cb, 5000), B2E_DICT);
+    }
+    /* A plausible dictionary size: the block starts now point into it. */
+    memcpy(c, good, (size_t)cb);
+    c[31] |= 0x01;
+    set32(c + 32 + 4 * 5, 16);
+    ck_assert_int_lt(try_all(c, (size_t)cb, 5000), 0);
+    /* Dictionaries only for zstd and lz4. */
+    uint8_t *z = make_chunk(B2_ZLIB, 4, "shuffle", 1024, 5000, 0, &cb, NULL);
+    z[31] |= 0x01;
+    ck_assert_int_eq(try_all(z, (size_t)cb, 5000), B2E_DICT);
+    free(z);
+    free(c);
+    free(good);
+}
+END_TEST
+
+START_TEST(test_reader_failures)
+{
+    int cb;
+    uint8_t *good = make_chunk(B2_LZ4, 4, "delta,shuffle", 1024, 5000, 0, &cb, NULL);
+    uint8_t out[5000];
+    b2_dctx *d = b2_dctx_new();
+    for (int fail_after = 0; fail_after < 6; fail_after++) {
+        rec_reader rr;
+        b2_chunk_src src = rec_src(&rr, good, (size_t)cb);
+        rr.fail_after = fail_after;
+        b2_chunk_layout lay;
+        int rc = b2_chunk_layout_load(&lay, &src);
+        if (rc < 0) {
+            ck_assert_int_eq(rc, B2E_IO);
+            continue;
+        }
+        rc = b2_chunk_decode_blocks(d, &lay, &src, 3, 2, out, sizeof out);
+        ck_assert_int_eq(rc, B2E_IO);
+        b2_chunk_layout_free(&lay);
+    }
+    /* Ranges outside the chunk and bad arguments. */
+    b2_chunk_src src = mem_src(good, (size_t)cb);
+    b2_chunk_layout lay;
+    ck_assert_int_eq(b2_chunk_layout_load(&lay, &src), 0);
+    ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 4, 2, out, sizeof out), B2E_PARAM);
+    ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, -1, 1, out, sizeof out), B2E_PARAM);
+    ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 0, -1, out, sizeof out), B2E_PARAM);
+    ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 0, 2, out, 2047), B2E_DST_SMALL);
+    ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 4, 1, out, 904), 904);
+    b2_chunk_layout_free(&lay);
+    b2_chunk_src none = {NULL, 0, NULL, NULL};
+    ck_assert_int_eq(b2_chunk_layout_load(&lay, &none), B2E_PARAM);
+    /* A memory source shorter than cbytes. */
+    b2_chunk_src shorter = mem_src(good, (size_t)cb - 1);
+    ck_assert_int_eq(b2_chunk_layout_load(&lay, &shorter), B2E_TRUNCATED);
+    b2_dctx_free(d);
+    free(good);
+}
+END_TEST
+
+/* Random byte changes in valid chunks of every kind: never a crash. */
+START_TEST(test_random_corruption)
+{
+    struct { int codec, ts; const char *f; int32_t bs; size_t n; int b1; } kinds[] = {
+        {B2_LZ4, 4, "shuffle", 512, 3000, 0},
+        {B2_LZ4HC, 8, "bitshuffle", 1024, 4000, 1},
+        {B2_ZLIB, 2, "delta,shuffle", 256, 2001, 0},
+        {B2_ZSTD, 3, "shuffle", 300, 2500, 0},
+        {B2_BLOSCLZ, 8, "trunc:15,shuffle", 512, 3000, 0},
+        {B2_BLOSCLZ, 1, "none", 256, 2000, 1},
+    };
+    uint64_t seed = 1;
+    for (size_t k = 0; k < N(kinds); k++) {
+        int cb;
+        uint8_t *good = make_chunk(kinds[k].codec, kinds[k].ts, kinds[k].f, kinds[k].bs,
+                                   kinds[k].n, kinds[k].b1, &cb, NULL);
+        uint8_t *c = malloc((size_t)cb);
+        for (int iter = 0; iter < 300; iter++) {
+            memcpy(c, good, (size_t)cb);
+            int flips = 1 + iter % 4;
+            for (int f = 0; f < flips; f++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                size_t at = (size_t)(seed >> 33) % (size_t)cb;
+                /* Half the changes hit the header and block starts. */
+                if (iter % 2 == 0)
+                    at %= (size_t)(cb < 64 ? cb : 64);
+                c[at] ^= (uint8_t)(1u << ((seed >> 20) & 7));
+            }
+            try_all(c, (size_t)cb, kinds[k].n);
+        }
+        free(c);
+        free(good);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("codec-bad-input");
+    TCase *tc = tcase_create("bad");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_header_fields);
+    tcase_add_test(tc, test_bstarts_and_streams);
+    tcase_add_test(tc, test_special_and_memcpy_headers);
+    tcase_add_test(tc, test_dictionary_section);
+    tcase_add_test(tc, test_reader_failures);
+    tcase_add_test(tc, test_random_corruption);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
