@@ -126,6 +126,8 @@ typedef struct b2fs_node {
     b2_frame *frame;        /* NULL when the file did not open (broken) */
     char broken[200];       /* why it did not open */
     char *path;             /* backing path, for logs */
+    int dirfd;              /* O_PATH fd of the backing directory and the name in it */
+    char *name;             /* (kept up to date by renames through the mount) */
     pthread_rwlock_t lock;  /* read: reads; write: anything that changes the node */
     pthread_mutex_t ra_lock;
     uint64_t size;          /* contents size, including dirty data */
@@ -153,8 +155,12 @@ typedef struct b2fs_node {
 /* Finds or opens the node of a backing frame file (loc->kind FRAME or BLP). */
 int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out);
 void node_ref(b2fs_node *n);
-/* Registers a new frame file just created (fd and frame are taken over). */
-int node_adopt(int fd, b2_frame *f, const char *path, b2fs_node **out);
+/* Registers a new frame file just created as name in dirfd (fd and frame are taken
+ * over; dirfd is not). */
+int node_adopt(int fd, b2_frame *f, const char *path, int dirfd, const char *name,
+               b2fs_node **out);
+/* A backing file was renamed through the mount: its node follows. */
+void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name);
 void node_put(b2fs_node *n);
 /* Writes out dirty chunks and commits (caller holds the write lock). */
 int node_commit(b2fs_node *n, int durable);

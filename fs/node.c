@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define NBUCKETS 1024
@@ -101,12 +102,26 @@ void node_set_path(b2fs_node *n, const char *path)
     }
 }
 
+static void set_location(b2fs_node *n, int dirfd, const char *name)
+{
+    int d = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : -1;
+    char *nm = name ? strdup(name) : NULL;
+    if (n->dirfd >= 0)
+        close(n->dirfd);
+    free(n->name);
+    n->dirfd = nm ? d : -1;
+    n->name = nm;
+    if (!nm && d >= 0)
+        close(d);
+}
+
 static b2fs_node *node_alloc(int fd, const char *path)
 {
     b2fs_node *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
     n->fd = fd;
+    n->dirfd = -1;
     n->path = strdup(path ? path : "?");
     pthread_rwlock_init(&n->lock, NULL);
     pthread_mutex_init(&n->ra_lock, NULL);
@@ -135,6 +150,9 @@ static void node_free(b2fs_node *n)
     if (n->frame)
         b2f_close(n->frame);
     close(n->fd);
+    if (n->dirfd >= 0)
+        close(n->dirfd);
+    free(n->name);
     free(n->path);
     pthread_rwlock_destroy(&n->lock);
     pthread_mutex_destroy(&n->ra_lock);
@@ -251,6 +269,7 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     }
     n->kind = loc->kind;
     n->writable = want_rw;
+    set_location(n, loc->dirfd, loc->name);
     node_open_frame(n);
     stamp(n);
     pthread_mutex_lock(&table_lock);
@@ -259,11 +278,13 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     return 0;
 }
 
-int node_adopt(int fd, b2_frame *f, const char *path, b2fs_node **out)
+int node_adopt(int fd, b2_frame *f, const char *path, int dirfd, const char *name,
+               b2fs_node **out)
 {
     b2fs_node *n = node_alloc(fd, path);
     if (!n)
         return -ENOMEM;
+    set_location(n, dirfd, name);
     n->kind = B2FS_FRAME;
     n->frame = f;
     load_sizes(n);
@@ -273,6 +294,99 @@ int node_adopt(int fd, b2_frame *f, const char *path, b2fs_node **out)
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
     return 0;
+}
+
+void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name)
+{
+    b2fs_node *n = node_find(dev, ino);
+    if (!n)
+        return;
+    pthread_rwlock_wrlock(&n->lock);
+    set_location(n, dirfd, name);
+    pthread_rwlock_unlock(&n->lock);
+    node_put(n);
+}
+
+/* The node's file got a new inode (compaction): moves it in the table. */
+static void rekey(b2fs_node *n, dev_t dev, ino_t ino)
+{
+    pthread_mutex_lock(&table_lock);
+    b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
+    while (*pp && *pp != n)
+        pp = &(*pp)->next;
+    int listed = *pp != NULL;
+    if (listed)
+        *pp = n->next;
+    n->dev = dev;
+    n->ino = ino;
+    if (listed) {
+        size_t b = bucket_of(dev, ino);
+        n->next = buckets[b];
+        buckets[b] = n;
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static void copy_xattrs(int from, int to)
+{
+    char names[65536], val[65536];
+    ssize_t len = flistxattr(from, names, sizeof names);
+    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
+        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
+        if (vl >= 0)
+            fsetxattr(to, names + i, val, (size_t)vl, 0);
+    }
+}
+
+/* When more than half of the frame file is space no chunk uses, writes a compacted
+ * copy next to it and renames it into place: a crash leaves one whole file or the
+ * other. Skipped when the file is no longer where the node last saw it. */
+static void maybe_compact(b2fs_node *n)
+{
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    int64_t dead = b2f_dead_bytes(n->frame);
+    if (dead < (1 << 20) || dead * 2 < fs.file_len || n->dirfd < 0)
+        return;
+    struct stat st;
+    if (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_ino != n->ino ||
+        st.st_dev != n->dev)
+        return;
+    static unsigned long counter;
+    char tmp[64], err[200] = "";
+    snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-c%lu", (int)getpid(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    int fd = openat(n->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    st.st_mode & 07777);
+    if (fd < 0)
+        return;
+    if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
+        b2fs_log(LOG_WARNING, "%s: compaction: chown: %s", n->path, strerror(errno));
+    copy_xattrs(n->fd, fd);
+    b2_frame *nf = NULL;
+    int r = b2f_compact_into(n->frame, fd, err, sizeof err);
+    if (r == 0 && fdatasync(fd) < 0)
+        r = -errno;
+    if (r == 0)
+        r = b2f_open(&nf, fd, B2F_RDWR, NULL, err, sizeof err);
+    if (r == 0 && renameat(n->dirfd, tmp, n->dirfd, n->name) < 0)
+        r = -errno;
+    if (r < 0) {
+        b2fs_log(LOG_WARNING, "%s: compaction skipped: %s%s%s", n->path, b2f_strerror(r),
+                 err[0] ? ": " : "", err);
+        if (nf)
+            b2f_close(nf);
+        unlinkat(n->dirfd, tmp, 0);
+        close(fd);
+        return;
+    }
+    b2f_close(n->frame);
+    close(n->fd);
+    n->frame = nf;
+    n->fd = fd;
+    struct stat nst;
+    if (fstat(fd, &nst) == 0)
+        rekey(n, nst.st_dev, nst.st_ino);
 }
 
 int node_commit(b2fs_node *n, int durable)
@@ -296,6 +410,7 @@ int node_commit(b2fs_node *n, int durable)
     }
     n->changed = 0;
     n->staged = 0;
+    maybe_compact(n);
     stamp(n);
     return 0;
 }
@@ -327,16 +442,37 @@ void node_put(b2fs_node *n)
 
 void node_commit_all(void)
 {
+    /* take references under the table lock, commit without it (commit may compact,
+     * which moves the node in the table) */
+    b2fs_node **all = NULL;
+    size_t count = 0, cap = 0;
     pthread_mutex_lock(&table_lock);
     for (size_t b = 0; b < NBUCKETS; b++) {
         for (b2fs_node *n = buckets[b]; n; n = n->next) {
-            pthread_rwlock_wrlock(&n->lock);
-            if (n->ndirty || n->njobs || n->changed)
-                node_commit(n, 1);
-            pthread_rwlock_unlock(&n->lock);
+            if (count == cap) {
+                cap = cap ? cap * 2 : 64;
+                b2fs_node **na = realloc(all, cap * sizeof *na);
+                if (!na)
+                    break;
+                all = na;
+            }
+            if (count < cap) {
+                if (n->refs++ == 0)
+                    idle_unlink(n);
+                all[count++] = n;
+            }
         }
     }
     pthread_mutex_unlock(&table_lock);
+    for (size_t i = 0; i < count; i++) {
+        b2fs_node *n = all[i];
+        pthread_rwlock_wrlock(&n->lock);
+        if (n->ndirty || n->njobs || n->changed)
+            node_commit(n, 1);
+        pthread_rwlock_unlock(&n->lock);
+        node_put(n);
+    }
+    free(all);
 }
 
 void node_fill_stat(b2fs_node *n, struct stat *st)

@@ -204,6 +204,8 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
         if (dst.kind != B2FS_NONE && strcmp(dst.name, newname) && S_ISREG(dst.st.st_mode))
             unlinkat(dst.dirfd, dst.name, 0);
         unshadow(to, newname);
+        if (src.kind == B2FS_FRAME)
+            node_moved(src.st.st_dev, src.st.st_ino, dst.dirfd, newname);
     }
     loc_done(&src);
     loc_done(&dst);
@@ -489,7 +491,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     char bpath[600];
     snprintf(bpath, sizeof bpath, "%s%.*s/%s", b2fs_cfg.backing,
              (int)(strrchr(path, '/') - path), path, name);
-    r = node_adopt(fd, f, bpath, &n);
+    r = node_adopt(fd, f, bpath, loc.dirfd, name, &n);
     loc_done(&loc);
     if (r)
         return r;
