@@ -1,5 +1,7 @@
 /* The AVX2 kernel set: 32-byte vectors (see simd_kernels.h). Only these functions use
  * AVX2 instructions, so the library still runs where the CPU lacks them. */
+#include <string.h>
+
 #include "shuffle/kernels.h"
 
 #ifdef B2K_HAVE_X86

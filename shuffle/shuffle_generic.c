@@ -1,23 +1,32 @@
 /* The portable kernel set: plain C, any CPU, any byte order. */
 #include "shuffle/kernels.h"
 
-/* Fixed typesizes get their own loop so the compiler can unroll the inner one. */
+/* Fixed typesizes get their own loop so the compiler can unroll the inner one. Items
+ * go 64 at a time, so that each row is written (or read) 64 bytes in a row while the
+ * items themselves stay in L1. */
 #define B2K_INLINE static inline __attribute__((always_inline))
+enum { RUN = 64 };
 
 B2K_INLINE void shuffle_items(size_t ts, size_t n, const uint8_t *src, uint8_t *dst,
                               size_t stride)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i0 = 0; i0 < n; i0 += RUN) {
+        size_t end = n - i0 < RUN ? n : i0 + RUN;
         for (size_t j = 0; j < ts; j++)
-            dst[j * stride + i] = src[i * ts + j];
+            for (size_t i = i0; i < end; i++)
+                dst[j * stride + i] = src[i * ts + j];
+    }
 }
 
 B2K_INLINE void unshuffle_items(size_t ts, size_t n, const uint8_t *src, size_t stride,
                                 uint8_t *dst)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i0 = 0; i0 < n; i0 += RUN) {
+        size_t end = n - i0 < RUN ? n : i0 + RUN;
         for (size_t j = 0; j < ts; j++)
-            dst[i * ts + j] = src[j * stride + i];
+            for (size_t i = i0; i < end; i++)
+                dst[i * ts + j] = src[j * stride + i];
+    }
 }
 
 void b2k_generic_shuffle(size_t typesize, size_t nitems, const uint8_t *src, uint8_t *dst,

@@ -1,4 +1,6 @@
 /* The SSE2 kernel set: 16-byte vectors (see simd_kernels.h). */
+#include <string.h>
+
 #include "shuffle/kernels.h"
 
 #ifdef B2K_HAVE_X86

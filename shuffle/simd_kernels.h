@@ -49,10 +49,12 @@ B2K_INLINE size_t SIMD(row_of)(unsigned m, unsigned k)
     return m == 3 ? rows8[k] : k;
 }
 
-/* Typesize 2^m: returns how many items were done (a multiple of ITEMS). Two groups
- * of ITEMS items are transposed before anything is stored, so that each row receives
- * 2 * VBYTES consecutive bytes at once: with 8 or 16 rows a power of two apart, a
- * partly written line would often be evicted before its other half comes. */
+/* Typesize 2^m: returns how many items were done (a multiple of 2 * ITEMS).
+ * The rows of a block lie a power of two apart, so lines being written to many rows at
+ * once compete for the same cache sets. Hence two groups of ITEMS items are transposed
+ * before anything is stored, so that each row receives whole lines; and only the first
+ * DIRECT_ROWS rows are written in place: the others go to a staging buffer in L1 and
+ * are copied out one row at a time after each tile. */
 B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 {
     const unsigned ts = 1u << m;
@@ -64,30 +66,35 @@ B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
         SIMD(round)(x, ts, (m - 1) - r % m);
 }
 
+enum { DIRECT_ROWS = 4, STAGE_BYTES = 16384 };
+
 B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
                                      size_t stride)
 {
     const unsigned ts = 1u << m;
-    size_t i = 0;
-    for (; i + 2 * ITEMS <= n; i += 2 * ITEMS) {
-        V x[16], y[16];
-        SIMD(shuffle_group)(m, src + i * ts, x);
-        SIMD(shuffle_group)(m, src + (i + ITEMS) * ts, y);
+    const size_t step = 2 * ITEMS, done = n - n % step;
+    const size_t tile = ts > DIRECT_ROWS ? STAGE_BYTES / (ts - DIRECT_ROWS) / step * step
+                                         : done + 1;
+    _Alignas(64) uint8_t stage[ts > DIRECT_ROWS ? STAGE_BYTES : 1];
+    for (size_t i0 = 0; i0 < done; i0 += tile) {
+        size_t len = done - i0 < tile ? done - i0 : tile;
+        for (size_t i = 0; i < len; i += step) {
+            V x[16], y[16];
+            SIMD(shuffle_group)(m, src + (i0 + i) * ts, x);
+            SIMD(shuffle_group)(m, src + (i0 + i + ITEMS) * ts, y);
 #pragma GCC unroll 16
-        for (unsigned k = 0; k < ts; k++) {
-            uint8_t *d = dst + SIMD(row_of)(m, k) * stride + i;
-            V_STOREU(d, x[k]);
-            V_STOREU(d + VBYTES, y[k]);
+            for (unsigned k = 0; k < ts; k++) {
+                size_t row = SIMD(row_of)(m, k);
+                uint8_t *d = row < DIRECT_ROWS ? dst + row * stride + i0 + i
+                                               : stage + (row - DIRECT_ROWS) * tile + i;
+                V_STOREU(d, x[k]);
+                V_STOREU(d + VBYTES, y[k]);
+            }
         }
+        for (size_t row = DIRECT_ROWS; row < ts; row++)
+            memcpy(dst + row * stride + i0, stage + (row - DIRECT_ROWS) * tile, len);
     }
-    for (; i + ITEMS <= n; i += ITEMS) {
-        V x[16];
-        SIMD(shuffle_group)(m, src + i * ts, x);
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < ts; k++)
-            V_STOREU(dst + SIMD(row_of)(m, k) * stride + i, x[k]);
-    }
-    return i;
+    return done;
 }
 
 B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
