@@ -160,42 +160,6 @@ static int commit_regular(b2_frame *f, int durable, char *err, size_t errlen)
     return rc;
 }
 
-/* Reads and decodes the committed index chunk from disk into *offs (*n entries). */
-static int read_old_index(b2_frame *f, int64_t **offs, int64_t *n)
-{
-    int64_t at = (int64_t)f->h.header_len + f->h.cbytes;
-    int64_t len = f->h.frame_len - f->trailer_len - at;
-    uint8_t *ib = len >= B2_HEADER_LEN && len <= B2_MAX_NBYTES ? malloc((size_t)len) : NULL;
-    if (!ib)
-        return B2F_EINDEX;
-    b2_chunk_info ci;
-    int rc = b2f_io_pread(&f->io, f->fd, ib, (size_t)len, (uint64_t)at);
-    if (rc == 0)
-        rc = b2_chunk_parse_header(ib, (size_t)len, &ci);
-    int64_t *o = NULL;
-    if (rc == 0) {
-        o = malloc((size_t)ci.nbytes + 8);
-        b2_dctx *d = b2_dctx_new();
-        rc = o && d ? b2_chunk_decode(d, ib, (size_t)len, o, (size_t)ci.nbytes) : B2E_NOMEM;
-        b2_dctx_free(d);
-    }
-    free(ib);
-    if (rc < 0) {
-        free(o);
-        return rc;
-    }
-    for (int64_t i = 0; i < rc / 8; i++) {   /* stored little-endian */
-        uint8_t *p = (uint8_t *)&o[i];
-        uint64_t v = 0;
-        for (int b = 7; b >= 0; b--)
-            v = (v << 8) | p[b];
-        o[i] = (int64_t)v;
-    }
-    *offs = o;
-    *n = rc / 8;
-    return 0;
-}
-
 /* First step of committing an empty frame, whose trailer C-Blosc2 reads right after the
  * header: commit the old contents again with every chunk that lies in the first `need`
  * bytes after the header copied to the end, so that the next step overwrites only dead
@@ -203,9 +167,11 @@ static int read_old_index(b2_frame *f, int64_t **offs, int64_t *n)
 static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_t errlen)
 {
     int64_t *offs, n;
-    int rc = read_old_index(f, &offs, &n);
+    int64_t at = (int64_t)f->h.header_len + f->h.cbytes;
+    int rc = b2f_index_read(f, at, f->h.frame_len - f->trailer_len - at, -1, &offs, &n, err,
+                            errlen);
     if (rc < 0)
-        return b2f_fail(err, errlen, rc, "cannot re-read the committed index: %s", b2f_strerror(rc));
+        return rc;
     uint64_t hl = (uint64_t)f->h.header_len;
     uint64_t pos = (uint64_t)f->h.frame_len > hl + need ? (uint64_t)f->h.frame_len : hl + need;
     uint8_t *buf = NULL;

@@ -171,6 +171,10 @@ int b2f_metasec_build(struct msgpack_sbuffer *sb, int n, const char *const *name
                       const void *const *values, const uint32_t *lens, size_t *map_end);
 
 /* index.c */
+/* Reads the index chunk at file offset at (len bytes) and decodes its offsets into *offs
+ * (*n entries; want >= 0: the count the header implies). */
+int b2f_index_read(b2_frame *f, int64_t at, int64_t len, int64_t want, int64_t **offs, int64_t *n,
+                   char *err, size_t errlen);
 int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err, size_t errlen);
 int b2f_index_encode(const int64_t *offs, int64_t n, uint8_t **out, int32_t *cbytes);
 int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbytes);

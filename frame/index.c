@@ -109,6 +109,61 @@ static int load_entry(b2_frame *f, int64_t i, int64_t v, uint64_t *sum, char *er
     return 0;
 }
 
+int b2f_index_read(b2_frame *f, int64_t at, int64_t len, int64_t want, int64_t **out, int64_t *n,
+                   char *err, size_t errlen)
+{
+    if (len < B2_HEADER_LEN || len > B2_MAX_NBYTES)
+        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk of %lld bytes at file offset %lld",
+                        (long long)len, (long long)at);
+    uint8_t *ib = malloc((size_t)len);
+    if (!ib)
+        return B2E_NOMEM;
+    int rc = b2f_io_pread(&f->io, f->fd, ib, (size_t)len, (uint64_t)at);
+    if (rc < 0) {
+        free(ib);
+        return b2f_fail(err, errlen, rc, "cannot read the index chunk: %s", b2f_strerror(rc));
+    }
+    b2_chunk_info ci;
+    rc = b2_chunk_parse_header(ib, (size_t)len, &ci);
+    if (rc == 0 && ci.cbytes > len)
+        rc = B2E_TRUNCATED;
+    if (rc < 0) {
+        free(ib);
+        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk at file offset %lld: %s",
+                        (long long)at, b2_strerror(rc));
+    }
+    if (ci.nbytes % 8 != 0 || (want >= 0 && ci.nbytes / 8 != want)) {
+        free(ib);
+        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk holds %d bytes of offsets, the "
+                        "header's sizes say %lld chunks", ci.nbytes, (long long)want);
+    }
+    if (ci.nbytes / 8 > B2F_MAX_NCHUNKS) {
+        free(ib);
+        return b2f_fail(err, errlen, B2F_ETOOBIG, "index of %d chunks, more than the %lld accepted",
+                        ci.nbytes / 8, (long long)B2F_MAX_NCHUNKS);
+    }
+    int64_t count = ci.nbytes / 8;
+    uint8_t *raw = malloc((size_t)ci.nbytes + 1);
+    int64_t *offs = malloc((size_t)count * sizeof *offs + 1);
+    b2_dctx *ctx = b2_dctx_new();
+    rc = raw && offs && ctx ? b2_chunk_decode(ctx, ib, (size_t)len, raw, (size_t)ci.nbytes)
+                            : B2E_NOMEM;
+    b2_dctx_free(ctx);
+    free(ib);
+    if (rc == ci.nbytes)
+        for (int64_t i = 0; i < count; i++)
+            offs[i] = le64(raw + i * 8);
+    free(raw);
+    if (rc != ci.nbytes) {
+        free(offs);
+        return rc == B2E_NOMEM ? rc : b2f_fail(err, errlen, B2F_EINDEX, "index chunk does not "
+                                               "decode: %s", b2_strerror(rc < 0 ? rc : B2E_CORRUPT));
+    }
+    *out = offs;
+    *n = count;
+    return 0;
+}
+
 int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err, size_t errlen)
 {
     int64_t nchunks = -1;
@@ -119,74 +174,34 @@ int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err,
                             "more than the %lld accepted", (long long)nchunks,
                             (long long)f->h.nbytes, f->h.chunksize, (long long)B2F_MAX_NCHUNKS);
     }
-    if (index_len < B2_HEADER_LEN || index_len > B2_MAX_NBYTES)
-        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk of %lld bytes at file offset %lld",
-                        (long long)index_len, (long long)index_off);
-    uint8_t *ib = malloc((size_t)index_len);
-    if (!ib)
-        return B2E_NOMEM;
-    int rc = b2f_io_pread(&f->io, f->fd, ib, (size_t)index_len, (uint64_t)index_off);
-    if (rc < 0) {
-        free(ib);
-        return b2f_fail(err, errlen, rc, "cannot read the index chunk: %s", b2f_strerror(rc));
-    }
-    b2_chunk_info ci;
-    rc = b2_chunk_parse_header(ib, (size_t)index_len, &ci);
-    if (rc == 0 && ci.cbytes > index_len)
-        rc = B2E_TRUNCATED;
-    if (rc < 0) {
-        free(ib);
-        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk at file offset %lld: %s",
-                        (long long)index_off, b2_strerror(rc));
-    }
-    if (f->variable) {
-        if (ci.nbytes % 8 != 0 || ci.nbytes / 8 > B2F_MAX_NCHUNKS) {
-            free(ib);
-            return b2f_fail(err, errlen, ci.nbytes % 8 ? B2F_EINDEX : B2F_ETOOBIG,
-                            "index chunk holds %d bytes: not a count of 8-byte offsets up to %lld",
-                            ci.nbytes, (long long)B2F_MAX_NCHUNKS);
-        }
-        nchunks = ci.nbytes / 8;
-    } else if ((int64_t)ci.nbytes != nchunks * 8) {
-        free(ib);
-        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk holds %d offsets, the header's sizes "
-                        "say %lld chunks", ci.nbytes / 8, (long long)nchunks);
-    }
-    uint8_t *offs = malloc((size_t)nchunks * 8 + 1);
-    f->chunks = calloc((size_t)nchunks + 1, sizeof *f->chunks);
-    if (f->variable)   /* cap + 1 entries, as grow() keeps them */
-        f->starts = calloc((size_t)nchunks + 2, sizeof *f->starts);
-    if (!offs || !f->chunks || (f->variable && !f->starts)) {
-        free(ib);
-        free(offs);
-        return B2E_NOMEM;
-    }
-    f->cap = nchunks + 1;
-    b2_dctx *ctx = b2_dctx_new();
-    rc = ctx ? b2_chunk_decode(ctx, ib, (size_t)index_len, offs, (size_t)nchunks * 8) : B2E_NOMEM;
-    b2_dctx_free(ctx);
-    free(ib);
-    if (rc != (int)(nchunks * 8)) {
-        free(offs);
-        return b2f_fail(err, errlen, B2F_EINDEX, "index chunk does not decode: %s",
-                        b2_strerror(rc < 0 ? rc : B2E_CORRUPT));
-    }
-    f->nchunks = nchunks;
+    int64_t *offs;
+    int rc = b2f_index_read(f, index_off, index_len, nchunks, &offs, &nchunks, err, errlen);
+    if (rc < 0)
+        return rc;
     /* each stored chunk needs a header's worth of the chunks region: this bounds the
      * header reads below by the file size */
     int64_t stored = 0;
     for (int64_t i = 0; i < nchunks; i++)
-        stored += le64(offs + i * 8) >= 0;
+        stored += offs[i] >= 0;
     if (stored > f->h.cbytes / B2_HEADER_LEN) {
         free(offs);
         return b2f_fail(err, errlen, B2F_EINDEX, "%lld stored chunks cannot fit in a chunks region "
                         "of %lld bytes", (long long)stored, (long long)f->h.cbytes);
     }
+    f->chunks = calloc((size_t)nchunks + 1, sizeof *f->chunks);
+    if (f->variable)   /* cap + 1 entries, as grow() keeps them */
+        f->starts = calloc((size_t)nchunks + 2, sizeof *f->starts);
+    if (!f->chunks || (f->variable && !f->starts)) {
+        free(offs);
+        return B2E_NOMEM;
+    }
+    f->cap = nchunks + 1;
+    f->nchunks = nchunks;
     uint64_t sum = 0;
     for (int64_t i = 0; i < nchunks && rc >= 0; i++) {
         if (f->variable)
             f->starts[i] = sum;
-        rc = load_entry(f, i, le64(offs + i * 8), &sum, err, errlen);
+        rc = load_entry(f, i, offs[i], &sum, err, errlen);
     }
     free(offs);
     if (rc < 0)
