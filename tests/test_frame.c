@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "frame/frame.h"
@@ -416,8 +417,17 @@ START_TEST(bad_header_sizes)
 }
 END_TEST
 
-/* The index of meta-lz4-t4 is a memcpyed chunk? Rather than depend on how it is coded,
- * rebuild the file around a hand-made plain index. */
+/* Writes a memcpyed Blosc2 chunk header (typesize ts, nbytes nb) at c; returns its cbytes. */
+static int32_t memcpy_header(uint8_t *c, int ts, int32_t nb)
+{
+    int32_t cb = 32 + nb;
+    memset(c, 0, 32);
+    c[0] = 5; c[1] = 1; c[2] = 0x17; c[3] = (uint8_t)ts;   /* Blosc2 header, memcpyed */
+    memcpy(c + 4, &nb, 4); memcpy(c + 8, &nb, 4); memcpy(c + 12, &cb, 4);
+    return cb;
+}
+
+/* Rebuilds meta-lz4-t4 around a hand-made index (a memcpyed chunk of these offsets). */
 static size_t with_index(uint8_t *b, const int64_t *offs, int n)
 {
     int64_t hl = (int64_t)get_be(good + 11, 4), cb = (int64_t)get_be(good + 39, 8);
@@ -426,13 +436,8 @@ static size_t with_index(uint8_t *b, const int64_t *offs, int n)
     size_t pos = (size_t)(hl + cb);
     memcpy(b, good, pos);
     /* a memcpyed Blosc2 chunk: 32-byte header then the offsets */
-    uint8_t *c = b + pos;
-    memset(c, 0, 32);
-    c[0] = 5; c[1] = 1; c[2] = 0x01 | 0x02 | 0x04 | 0x10; c[3] = 8;
-    int32_t nb = n * 8, cbs = 32 + nb;
-    memcpy(c + 4, &nb, 4); memcpy(c + 8, &nb, 4); memcpy(c + 12, &cbs, 4);
-    c[31] = 0;
-    memcpy(c + 32, offs, (size_t)nb);
+    int32_t cbs = memcpy_header(b + pos, 8, n * 8);
+    memcpy(b + pos + 32, offs, (size_t)n * 8);
     pos += (size_t)cbs;
     memcpy(b + pos, good + fl - tl, tl);
     pos += tl;
@@ -510,6 +515,72 @@ START_TEST(bad_index)
     EXPECT_BAD(b, len, B2F_EINDEX, "index chunk");
     free(b);
     free(good);
+}
+END_TEST
+
+/* Two chunks whose headers are both sound but whose bytes overlap: chunk 1 lies inside
+ * the stored bytes of chunk 0, a memcpyed chunk that carries it as its data. */
+START_TEST(bad_overlap)
+{
+    char path[] = "/tmp/b2fs-ov-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    unlink(path);
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.codec = B2_LZ4;
+    p.cp.typesize = 1;
+    p.chunksize = 128;
+    b2_frame *f;
+    ck_assert_int_eq(b2f_create(&f, fd, &p, 0, NULL, NULL, NULL, NULL, NULL, 0), 0);
+    uint8_t a[128];
+    memset(a, 'A', sizeof a);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 0, a, 128), 0);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, a, 128), 0);
+    ck_assert_int_eq(b2f_commit(f, 0, NULL, 0), 0);
+    uint8_t *c1;
+    int32_t c1len;
+    ck_assert_int_eq(b2f_read_raw_chunk(f, 1, &c1, &c1len), 0);
+    ck_assert_int_le(c1len, 128);
+    b2f_close(f);
+    struct stat st;
+    fstat(fd, &st);
+    uint8_t *made = malloc((size_t)st.st_size);
+    ck_assert(pread(fd, made, (size_t)st.st_size, 0) == st.st_size);
+    close(fd);
+    int64_t hl = (int64_t)get_be(made + 11, 4), fl = (int64_t)get_be(made + 16, 8);
+    uint32_t tl = (uint32_t)get_be(made + fl - 22, 4);
+
+    for (int overlap = 1; overlap >= 0; overlap--) {
+        uint8_t *b = calloc(1, 1 << 16);
+        memcpy(b, made, (size_t)hl);
+        uint8_t *c = b + hl;
+        int32_t region = memcpy_header(c, 1, 128);
+        memcpy(c + 32, c1, (size_t)c1len);
+        int64_t offs[2] = {0, 32};
+        if (!overlap) {   /* control: chunk 1 after chunk 0 */
+            memcpy(c + region, c1, (size_t)c1len);
+            offs[1] = region;
+            region += c1len;
+        }
+        size_t pos = (size_t)(hl + region);
+        pos += (size_t)memcpy_header(b + pos, 8, 16);
+        memcpy(b + pos - 16, offs, 16);
+        memcpy(b + pos, made + fl - tl, tl);
+        pos += tl;
+        put_be(b + 16, pos, 8);
+        put_be(b + 39, (uint64_t)region, 8);
+        put_be(b + 30, 256, 8);
+        if (overlap) {
+            EXPECT_BAD(b, pos, B2F_EINDEX, "overlaps");
+        } else {
+            char err[256];
+            ck_assert_msg(try_open(b, pos, err, sizeof err) == 0, "control: %s", err);
+        }
+        free(b);
+    }
+    free(c1);
+    free(made);
 }
 END_TEST
 
@@ -598,6 +669,7 @@ static Suite *frame_suite(void)
     tcase_add_test(bad, bad_truncated);
     tcase_add_test(bad, bad_header_sizes);
     tcase_add_test(bad, bad_index);
+    tcase_add_test(bad, bad_overlap);
     tcase_add_test(bad, bad_trailer_and_meta);
     tcase_add_test(bad, bad_random_bytes);
     suite_add_tcase(s, bad);
