@@ -83,6 +83,12 @@ while IFS='	' read -r file nbytes sha codec rest; do
     check "info blosc1/$file says chunk, $codec" test "$(field kind) $(field codec)" = "chunk ${codec%hc}"
 done <"$DATA/blosc1/MANIFEST.tsv"
 
+# Single Blosc2 chunks made by C-Blosc2 (tests/data/codec).
+while IFS='	' read -r file nbytes sha rest; do
+    [ "$file" = file ] && continue
+    check "cat codec/$file" cat_matches "$DATA/codec/$file" "$nbytes" "$sha"
+done <"$DATA/codec/MANIFEST.tsv"
+
 # Metalayers and vlmetalayers of meta-lz4-t4.b2frame (see tests/data/FIXTURES.md).
 META="$DATA/meta-lz4-t4.b2frame"
 "$B2FRAME" info "$META" >"$T/info" 2>&1
