@@ -89,6 +89,15 @@ static int change_one(bt_input *in, enum change what, const char *name, const ch
         bt_error(arg, "cannot read the value: %s", strerror(errno ? errno : ENOMEM));
         return BT_FAIL;
     }
+    const uint8_t *old;
+    size_t old_len;
+    if (what == UPDATE_META && b2f_meta_get(in->frame, name, &old, &old_len) == 0 &&
+        old_len != len) {
+        bt_error(in->path, "metalayer %s holds %zu bytes; an update must keep that size (%zu given)",
+                 name, old_len, len);
+        free(v);
+        return BT_FAIL;
+    }
     int rc = what == SET_VLMETA    ? b2f_vlmeta_set(in->frame, name, v, len)
              : what == UPDATE_META ? b2f_meta_update(in->frame, name, v, len)
                                    : b2f_vlmeta_delete(in->frame, name);

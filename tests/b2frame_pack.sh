@@ -120,6 +120,17 @@ check "deleted vlmetalayer is gone" grep -q "no metalayer or vlmetalayer named '
 check "contents unchanged by meta edits" test $? -eq 0
 check "verify after meta edits" "$B2FRAME" verify -q "$F"
 
+# Metalayers: same-size updates only.
+cp "$DATA/meta-lz4-t4.b2frame" "$T/mlayer.b2frame"
+printf '\245HELLO' >"$T/units"
+check "meta -m updates a metalayer" "$B2FRAME" meta -m "$T/mlayer.b2frame" units "$(cat "$T/units")"
+"$B2FRAME" meta "$T/mlayer.b2frame" units | cmp -s - "$T/units"
+check "updated metalayer reads back" test $? -eq 0
+"$B2FRAME" meta -m "$T/mlayer.b2frame" units toolong 2>"$T/err"
+check "meta -m of another size is refused" grep -q "units holds 6 bytes" "$T/err"
+check "contents unchanged by a metalayer update" sh -c \
+    "'$B2FRAME' cat '$T/mlayer.b2frame' | sha256sum | grep -q ^2cac6e89f29bd0ed"
+
 # Compact: an edited frame (dead space from replaced vlmetalayers) shrinks, keeps everything.
 for i in 1 2 3 4 5 6; do
     head -c $((i * 3000)) "$T/random" | "$B2FRAME" meta "$F" big - || fail "meta set big $i"
