@@ -107,7 +107,7 @@ static int write_header(b2_frame *f, int durable, const int64_t *offs, const b2f
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
     settle(f, offs, h, img, t);
-    f->meta_dirty = 0;
+    f->meta_dirty = f->vlmeta_dirty = 0;
     if ((rc = sync_if(f, durable)) < 0)
         return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
     /* bytes past the frame: from this commit's predecessors that failed before their header */
@@ -240,11 +240,14 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     uint64_t hl = (uint64_t)f->h.header_len;
+    int write_trailer = 1;
     if (f->h.nbytes > 0)
         rc = clear_front(f, tl, durable, err, errlen);
+    else
+        write_trailer = f->vlmeta_dirty;   /* else the one on disk is this one */
     /* An empty frame whose trailer changes is rewritten in place: there is nowhere else
-     * C-Blosc2 would look for it. */
-    if (rc == 0 && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
+     * C-Blosc2 would look for it (see b2f_commit_is_atomic). */
+    if (rc == 0 && write_trailer && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
         rc = b2f_fail(err, errlen, rc, "cannot write the trailer: %s", b2f_strerror(rc));
     tail_pos t = {hl, hl, hl + tl};
     b2f_hdr h;
@@ -263,6 +266,12 @@ int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
         return 0;
     return f->nbytes > 0 ? commit_regular(f, durable, err, errlen)
                          : commit_empty(f, durable, err, errlen);
+}
+
+int b2f_commit_is_atomic(b2_frame *f)
+{
+    return !(f->kind == B2F_KIND_FRAME && f->dirty && f->nbytes == 0 && f->h.nbytes == 0 &&
+             f->vlmeta_dirty);
 }
 
 int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)

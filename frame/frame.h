@@ -140,9 +140,14 @@ b2_cctx *b2f_cctx_new(b2_frame *f);
  * trailer, then the header (fdatasync before and after it when durable). At every
  * moment the file holds a valid frame: the old one or the new one. */
 int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen);
+/* 0 when the next commit cannot be atomic in place: a frame that was and stays empty
+ * whose vlmetalayers changed (C-Blosc2 reads the trailer of a frame without data right
+ * after the header, so it is overwritten there). Such a frame is better written with
+ * b2f_compact_into to a new file renamed into place. 1 otherwise. */
+int b2f_commit_is_atomic(b2_frame *f);
 /* Writes a compacted copy of the committed frame (no dead space, same contents,
- * metalayers and vlmetalayers) into the empty file out_fd; the caller fsyncs it and
- * renames it into place, so a crash leaves either file whole. */
+ * metalayers and vlmetalayers; staged changes included) into the empty file out_fd; the
+ * caller fsyncs it and renames it into place, so a crash leaves either file whole. */
 int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
 /* Bytes in the file that no chunk uses any more (what compaction would reclaim). */
 int64_t b2f_dead_bytes(b2_frame *f);

@@ -125,6 +125,7 @@ struct b2_frame {
     int64_t nbytes;
     int dirty;              /* staged changes not committed */
     int meta_dirty;         /* metalayer values changed: the whole header is rewritten */
+    int vlmeta_dirty;       /* vlmetalayers changed: the trailer is rewritten */
 
     /* parameters for chunks written from now on */
     b2f_params wp;

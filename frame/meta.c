@@ -126,7 +126,7 @@ int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
     free(f->vlmeta[i].data);
     f->vlmeta[i].data = enc;
     f->vlmeta[i].len = cb;
-    f->dirty = 1;
+    f->dirty = f->vlmeta_dirty = 1;
     return 0;
 }
 
@@ -140,6 +140,6 @@ int b2f_vlmeta_delete(b2_frame *f, const char *name)
     free(f->vlmeta[i].data);
     memmove(f->vlmeta + i, f->vlmeta + i + 1, (size_t)(f->nvlmeta - i - 1) * sizeof *f->vlmeta);
     f->nvlmeta--;
-    f->dirty = 1;
+    f->dirty = f->vlmeta_dirty = 1;
     return 0;
 }

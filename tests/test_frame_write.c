@@ -290,11 +290,15 @@ START_TEST(meta_and_vlmeta)
     for (int i = 0; i < 5000; i++)
         big[i] = (uint8_t)(i % 251);
     ck_assert_int_eq(b2f_vlmeta_set(f, "history", big, sizeof big), 0);
+    ck_assert_int_eq(b2f_commit_is_atomic(f), 0);   /* empty: trailer rewritten in place */
     commit(f);   /* an empty frame with vlmetalayers */
+    ck_assert_int_eq(b2f_commit_is_atomic(f), 1);
     model m = {0};
     uint8_t data[10000];
     tu_fill_text(data, sizeof data, 1);
     append(f, &m, data, sizeof data);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "attrs", "{\"a\": 1}", 8), 0);
+    ck_assert_int_eq(b2f_commit_is_atomic(f), 1);   /* data: appended, not in place */
     ck_assert_int_eq(b2f_meta_update(f, "units", "\xa5HELLO", 6), 0);
     ck_assert_int_eq(b2f_meta_update(f, "units", "\xa4HELL", 5), B2F_ERANGE);
     ck_assert_int_eq(b2f_meta_update(f, "nope", "x", 1), B2F_ENOTFOUND);
@@ -613,6 +617,18 @@ static void edit_fill(b2_frame *f, model *m)
     append(f, m, c, sizeof c);
 }
 
+static void edit_params(b2_frame *f, model *m)
+{
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.codec = B2_ZLIB;
+    p.cp.typesize = 4;
+    p.chunksize = 4096;
+    ck_assert_int_eq(b2f_set_params(f, &p), 0);
+    ck_assert_int_eq(b2f_commit_is_atomic(f), 1);
+    (void)m;
+}
+
 START_TEST(crash_consistency)
 {
     int base = tmpfd();
@@ -634,6 +650,7 @@ START_TEST(crash_consistency)
         crash_each_write(base, &m, "old", edit_grow, NULL);
         crash_each_write(base, &m, "old", edit_delete_all, "emptied");
         crash_each_write(empty, &none, NULL, edit_fill, NULL);   /* from empty to data */
+        crash_each_write(empty, &none, NULL, edit_params, NULL); /* empty, header only */
     }
     torn = 0;
     close(empty);
