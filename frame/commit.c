@@ -243,8 +243,10 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
     int write_trailer = 1;
     if (f->h.nbytes > 0)
         rc = clear_front(f, tl, durable, err, errlen);
-    else
-        write_trailer = f->vlmeta_dirty;   /* else the one on disk is this one */
+    else if (!f->vlmeta_dirty) {   /* the trailer on disk stays as it is */
+        write_trailer = 0;
+        tl = f->trailer_len;
+    }
     /* An empty frame whose trailer changes is rewritten in place: there is nowhere else
      * C-Blosc2 would look for it (see b2f_commit_is_atomic). */
     if (rc == 0 && write_trailer && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
