@@ -145,8 +145,8 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     f->variable = h->chunksize == 0 && h->nbytes > 0;
     f->nbytes = h->nbytes;
     if (h->nbytes > 0) {
-        int64_t index_off = (int64_t)h->header_len + h->cbytes;
-        if (h->cbytes > h->frame_len || index_off > trailer_off - B2_HEADER_LEN)
+        int64_t index_off = h->cbytes > h->frame_len ? INT64_MAX : h->header_len + h->cbytes;
+        if (index_off > trailer_off - B2_HEADER_LEN)
             return b2f_fail(err, errlen, B2F_EHEADER, "header says %lld bytes of chunks after the "
                             "%d-byte header: no room for the index before the trailer at %lld",
                             (long long)h->cbytes, h->header_len, (long long)trailer_off);
