@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define MAX_WORKERS 8
+#define MAX_BUFFERED ((uint64_t)512 << 20)   /* decoded bytes held at once, at most */
 
 enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
 
@@ -109,6 +110,11 @@ static int frame_to_fd(bt_input *in, int out, const char *outname)
     p->buf_cap = (size_t)max_chunk_bytes(in->frame, st.nchunks);
     p->nworkers = workers_for(st.nchunks);
     p->nslots = 2 * p->nworkers;
+    /* Big chunks: fewer buffers in flight, so memory stays near MAX_BUFFERED. */
+    while (p->nslots > 1 && (uint64_t)p->nslots * p->buf_cap > MAX_BUFFERED)
+        p->nslots--;
+    if (p->nworkers > p->nslots)
+        p->nworkers = p->nslots;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     int status = BT_OK, nstarted = 0;
