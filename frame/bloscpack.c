@@ -209,6 +209,9 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
     uint8_t *table = NULL;
     int rc;
 
+    if (h->nchunks > B2F_MAX_NCHUNKS)
+        return b2f_fail(err, errlen, B2F_ETOOBIG, "nchunks %" PRId64 " is more than b2fs accepts (%" PRId64 ")",
+                        h->nchunks, B2F_MAX_NCHUNKS);
     if (h->nchunks >= 0) {
         /* Each chunk takes at least a header and a checksum: refuse counts the file cannot hold. */
         uint64_t room = file_len - B2BP_HEADER_LEN;
@@ -247,6 +250,10 @@ static int load_chunks(b2_bloscpack *bp, char *err, size_t errlen)
                           n, o, n ? "previous chunk" : "offsets table", next);
                 goto out;
             }
+        }
+        if (n >= B2F_MAX_NCHUNKS) {
+            rc = b2f_fail(err, errlen, B2F_ETOOBIG, "more than %" PRId64 " chunks", B2F_MAX_NCHUNKS);
+            goto out;
         }
         if (h->nchunks < 0 && (rc = grow(bp, &cap, n + 1)) < 0) {
             rc = b2f_fail(err, errlen, rc, "out of memory for %" PRId64 " chunks", n + 1);

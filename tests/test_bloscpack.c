@@ -279,6 +279,7 @@ static void bad_options(uint8_t *b, size_t *len) { b[5] |= 2; }
 static void bad_checksum(uint8_t *b, size_t *len) { b[6] = 9; }
 static void checksum_kind_changed(uint8_t *b, size_t *len) { b[6] = 8; }
 static void huge_nchunks(uint8_t *b, size_t *len) { put_i64(b + 16, INT64_MAX); }
+static void unfit_nchunks(uint8_t *b, size_t *len) { put_i64(b + 16, 100000); }
 static void negative_nchunks(uint8_t *b, size_t *len) { put_i64(b + 16, -2); }
 static void more_nchunks(uint8_t *b, size_t *len) { put_i64(b + 16, 5); }
 static void fewer_nchunks(uint8_t *b, size_t *len) { put_i64(b + 16, 3); }
@@ -317,7 +318,8 @@ static const struct bad_case {
     {WITH_TABLE, bad_version, B2F_EHEADER, "version 3"},
     {WITH_TABLE, bad_options, B2F_EHEADER, "options bit 1"},
     {WITH_TABLE, bad_checksum, B2F_EHEADER, "checksum id 9"},
-    {WITH_TABLE, huge_nchunks, B2F_EHEADER, "nchunks INT64_MAX"},
+    {WITH_TABLE, huge_nchunks, B2F_ETOOBIG, "nchunks INT64_MAX"},
+    {WITH_TABLE, unfit_nchunks, B2F_EHEADER, "nchunks 100000 in 600 KB"},
     {WITH_TABLE, negative_nchunks, B2F_EHEADER, "nchunks -2"},
     {WITH_TABLE, zero_chunksize, B2F_EHEADER, "chunk-size 0"},
     {WITH_TABLE, wrong_chunksize, B2F_EHEADER, "chunk-size not the chunks' size"},
