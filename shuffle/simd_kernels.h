@@ -7,6 +7,7 @@
  *   V_UNPACKLO8, V_UNPACKHI8      byte interleave inside each 16-byte lane
  *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
  *   V_STORE_LANE0(p, v), V_STORE_LANE1(p, v)   (the latter does nothing for SSE2)
+ *   V_JOIN_LANES(a, b, L)  (32-byte vectors only) lane L of a, then lane L of b
  *
  * How the byte transposes work. The unpack instructions act on each 16-byte lane on
  * its own. Number the bytes in flight by an address whose low 4 bits are the position
@@ -68,6 +69,20 @@ B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 
 enum { DIRECT_ROWS = 4, STAGE_BYTES = 16384 };
 
+/* The side that walks through memory is prefetched this far ahead: the hardware
+ * prefetchers alone leave these loops well behind memcpy when the data is not cached. */
+enum { PREFETCH_AHEAD = 2048 };
+
+B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len, int for_write)
+{
+    for (size_t l = 0; l < len; l += 64) {
+        if (for_write)
+            __builtin_prefetch(p + PREFETCH_AHEAD + l, 1);
+        else
+            __builtin_prefetch(p + PREFETCH_AHEAD + l, 0);
+    }
+}
+
 B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
                                      size_t stride)
 {
@@ -80,6 +95,7 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
         size_t len = done - i0 < tile ? done - i0 : tile;
         for (size_t i = 0; i < len; i += step) {
             V x[16], y[16];
+            SIMD(prefetch)(src + (i0 + i) * ts, step * ts, 0);
             SIMD(shuffle_group)(m, src + (i0 + i) * ts, x);
             SIMD(shuffle_group)(m, src + (i0 + i + ITEMS) * ts, y);
 #pragma GCC unroll 16
@@ -111,11 +127,19 @@ B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
         for (unsigned r = 0; r < m; r++)
             SIMD(round)(x, ts, (m - 1) - r);
         uint8_t *d = dst + i * ts;
+        SIMD(prefetch)(d, ITEMS * ts, 1);
+#ifdef V_JOIN_LANES
+        /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
 #pragma GCC unroll 16
-        for (unsigned k = 0; k < ts; k++) {
-            V_STORE_LANE0(d + 16 * k, x[k]);
-            V_STORE_LANE1(d + 16 * ts + 16 * k, x[k]);
+        for (unsigned k = 0; k < ts; k += 2) {
+            V_STOREU(d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
+            V_STOREU(d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
         }
+#else
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < ts; k++)
+            V_STORE_LANE0(d + 16 * k, x[k]);
+#endif
     }
     return i;
 }
@@ -140,6 +164,7 @@ B2K_TARGET static size_t SIMD(shuffle_any)(size_t ts, size_t n, const uint8_t *s
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
+        SIMD(prefetch)(src + i * ts, ITEMS * ts, 0);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             const uint8_t *s = src + i * ts + jb;
@@ -164,6 +189,7 @@ B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t 
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
+        SIMD(prefetch)(dst + i * ts, ITEMS * ts, 1);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             V x[16];
