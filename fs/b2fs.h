@@ -2,9 +2,9 @@
  *
  * Pieces: options.c (command line), log.c (stderr or syslog), paths.c (mount name ->
  * backing name, all access relative to one directory fd), node.c (table of open frames,
- * dirty chunks, commit), bcache.c (decoded block cache + read-ahead worker), io.c (read,
- * write, truncate, lseek on a node), xattr.c (user.blosc2.*), ops.c (the FUSE callbacks),
- * main.c. */
+ * dirty chunks, commit, compaction), bcache.c (decoded block cache, read-ahead), wpool.c
+ * (worker threads), io.c (read, write, truncate, lseek on a node; chunk compression jobs),
+ * xattr.c (user.blosc2.*), ops.c (the FUSE callbacks), main.c. */
 #ifndef B2FS_FS_H
 #define B2FS_FS_H
 

@@ -446,7 +446,8 @@ int node_flush_dirty(b2fs_node *n)
     int r = node_harvest(n, 1);
     if (r < 0)
         return r;
-    qsort(n->dirty, (size_t)n->ndirty, sizeof *n->dirty, dirty_cmp);
+    if (n->ndirty > 1)
+        qsort(n->dirty, (size_t)n->ndirty, sizeof *n->dirty, dirty_cmp);
     while (n->ndirty) {
         /* lowest chunk first so that appends stay appends */
         b2fs_dirty first = n->dirty[0];
