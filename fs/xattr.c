@@ -305,6 +305,16 @@ static void target_close(target *t)
     loc_done(&t->loc);
 }
 
+/* target_open for calls that change an attribute. */
+static int target_open_change(const char *path, const char *name, target *t)
+{
+    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
+        return -EPERM;
+    if (b2fs_cfg.ro)
+        return -EROFS;
+    return target_open(path, t);
+}
+
 int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
 {
     if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
@@ -344,12 +354,8 @@ int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
 
 int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size, int flags)
 {
-    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
-        return -EPERM;
-    if (b2fs_cfg.ro)
-        return -EROFS;
     target t;
-    int r = target_open(path, &t);
+    int r = target_open_change(path, name, &t);
     if (r)
         return r;
     const char *key = name + sizeof PREFIX - 1;
@@ -425,12 +431,8 @@ int b2fs_listxattr(const char *path, char *list, size_t size)
 
 int b2fs_removexattr(const char *path, const char *name)
 {
-    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
-        return -EPERM;
-    if (b2fs_cfg.ro)
-        return -EROFS;
     target t;
-    int r = target_open(path, &t);
+    int r = target_open_change(path, name, &t);
     if (r)
         return r;
     const char *key = name + sizeof PREFIX - 1;
