@@ -155,7 +155,10 @@ static void run_readahead(b2fs_task *t)
 {
     ra_task *ra = (ra_task *)t;
     b2fs_node *n = ra->n;
-    pthread_rwlock_rdlock(&n->lock);
+    /* never wait for a writer: it may itself be waiting for compression jobs queued
+     * behind this task */
+    if (pthread_rwlock_tryrdlock(&n->lock) != 0)
+        goto out;
     uint64_t cs = (uint64_t)n->chunksize;
     if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
         uint64_t start = (uint64_t)ra->chunk * cs;
@@ -167,6 +170,7 @@ static void run_readahead(b2fs_task *t)
         free(tmp);
     }
     pthread_rwlock_unlock(&n->lock);
+out:
     node_put(n);
     free(ra);
     __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);

@@ -47,5 +47,15 @@ for t in threads: t.start()
 for t in threads: t.join()
 sys.exit(1 if errors else 0)
 PY
+# a writer and sequential readers on the same file at once (read-ahead and compression
+# share the workers): nothing hangs, and the end result is right
+cat "$WORK"/src1 "$WORK"/src2 "$WORK"/src3 >"$WORK/src5"
+cp "$WORK/src1" "$MNT/f5"
+( for i in 1 2 3 4 5 6; do cat "$MNT/f5" >/dev/null; done ) & rp=$!
+timeout 120 cp "$WORK/src5" "$MNT/f5"; wr=$?
+timeout 120 dd if="$WORK/src5" of="$MNT/f5" bs=64k conv=notrunc status=none; wr2=$?
+wait $rp
+check "a writer beside readers finishes" [ $wr -eq 0 -a $wr2 -eq 0 ]
+check "  ... with the right contents" cmp "$WORK/src5" "$MNT/f5"
 unmount_b2fs
 finish
