@@ -561,6 +561,17 @@ static void crash_each_write(int base, const model *old, const char *old_vl, edi
         char err[256] = "";
         int rc = b2f_commit(f, 1, err, sizeof err);
         fail_at = -1;
+        if (rc < 0)
+            ck_assert_msg(err[0] != 0, "stopped at write %d: no reason given", k);
+        /* the same frame, committed again once the writes work, ends up new */
+        int fd2 = tmpfd();
+        copy_fd(fd, fd2);
+        int retry = b2f_commit(f, 1, err, sizeof err);
+        ck_assert_msg(retry == 0, "stopped at write %d, then: %s", k, err);
+        ck_assert_msg(same_contents(fd, &now, new_vl) == 1, "stopped at write %d: the retried "
+                      "commit does not hold the new contents", k);
+        copy_fd(fd2, fd);   /* back to the stopped state for the checks below */
+        close(fd2);
         b2f_close(f);
         keep_crash_state(fd, k, old, &now);
         int is_old = same_contents(fd, old, old_vl);
