@@ -8,12 +8,14 @@
 #define PREVIEW 32   /* bytes of a metalayer shown in text mode */
 
 static const char info_usage[] =
-    "Usage: b2frame info [--json] FILE...\n"
+    "Usage: b2frame info [--json] [--chunks] FILE...\n"
     "Shows what FILE holds (a Blosc2 frame, a Bloscpack file or a single Blosc chunk):\n"
     "codec, clevel, filters, typesize, chunksize, blocksize, chunk counts, sizes in bytes,\n"
     "compression ratio, and metalayers and vlmetalayers (meta.NAME, vlmeta.NAME: size\n"
     "and content, as text when printable, else hex). --json prints one JSON object per\n"
-    "file, with whole metalayer contents in hex.\n";
+    "file, with whole metalayer contents in hex. --chunks (-c) adds one line per chunk:\n"
+    "its offset in the contents, nbytes, cbytes and special kind (zeros, nan, value,\n"
+    "uninit).\n";
 
 static const char *kind_name(int kind)
 {
@@ -166,12 +168,47 @@ int bt_list_meta(const bt_input *in)
     return rc < 0 ? rc : bt_each_meta(in, 1, show_text_meta);
 }
 
+static const char *special_name(int special)
+{
+    static const char *const names[] = {"none", "zeros", "nan", "value", "uninit"};
+    return special >= 0 && special < 5 ? names[special] : "unknown";
+}
+
+/* One line (or JSON object) per chunk. */
+static int show_chunks(const bt_input *in, int json)
+{
+    b2f_stat st;
+    if (!in->frame)
+        return 0;
+    b2f_stat_get(in->frame, &st);
+    for (int64_t n = 0; n < st.nchunks; n++) {
+        uint64_t off;
+        int32_t nbytes;
+        const b2_chunk_layout *lay;
+        int rc = b2f_chunk_span(in->frame, n, &off, &nbytes);
+        if (rc == 0)
+            rc = b2f_chunk_layout(in->frame, n, &lay);
+        if (rc < 0) {
+            bt_error(in->path, "chunk %lld: %s", (long long)n, b2f_strerror(rc));
+            return rc;
+        }
+        const char *special = special_name(lay->info.special);
+        if (json)
+            printf("%s{\"offset\": %llu, \"nbytes\": %d, \"cbytes\": %d, \"special\": \"%s\"}",
+                   n ? ", " : "", (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes, special);
+        else
+            printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, special %s\n", (long long)n,
+                   (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes, special);
+    }
+    return 0;
+}
+
 static double ratio(const b2f_stat *st)
 {
     return st->cbytes > 0 ? (double)st->nbytes / (double)st->cbytes : 0.0;
 }
 
-static int info_text(const bt_input *in)
+static int info_text(const bt_input *in, int chunks)
 {
     summary s;
     summarize(in, &s);
@@ -201,10 +238,12 @@ static int info_text(const bt_input *in)
         printf("metalayers: %d\n", st->nmeta);
         printf("vlmetalayers: %d\n", st->nvlmeta);
     }
-    return bt_list_meta(in) < 0 ? BT_FAIL : BT_OK;
+    if (bt_list_meta(in) < 0 || (chunks && show_chunks(in, 0) < 0))
+        return BT_FAIL;
+    return BT_OK;
 }
 
-static int info_json(const bt_input *in)
+static int info_json(const bt_input *in, int chunks)
 {
     summary s;
     summarize(in, &s);
@@ -228,6 +267,10 @@ static int info_json(const bt_input *in)
     fputs("], \"vlmetalayers\": [", stdout);
     if (rc == 0)
         rc = bt_each_meta(in, 1, show_json_meta);
+    if (rc == 0 && chunks) {
+        fputs("], \"chunks\": [", stdout);
+        rc = show_chunks(in, 1);
+    }
     puts("]}");
     return rc < 0 ? BT_FAIL : BT_OK;
 }
@@ -235,13 +278,16 @@ static int info_json(const bt_input *in)
 int bt_cmd_info(int argc, char **argv)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+                                              {"chunks", no_argument, NULL, 'c'},
                                               {"help", no_argument, NULL, 'h'},
                                               {NULL, 0, NULL, 0}};
-    int json = 0, c;
+    int json = 0, chunks = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jch", longopts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
+        else if (c == 'c')
+            chunks = 1;
         else
             return bt_usage(info_usage, c == 'h' ? BT_OK : BT_USAGE);
     }
@@ -258,7 +304,7 @@ int bt_cmd_info(int argc, char **argv)
         }
         if (i > optind && !json)
             putchar('\n');
-        if ((json ? info_json(&in) : info_text(&in)) != BT_OK)
+        if ((json ? info_json(&in, chunks) : info_text(&in, chunks)) != BT_OK)
             status = BT_FAIL;
         bt_close_input(&in);
     }

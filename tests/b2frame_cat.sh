@@ -133,6 +133,12 @@ assert d["vlmetalayers"][0]["text"] == "{\"sensor\": \"t-17\", \"rate_hz\": 100}
 assert bytes.fromhex(d["vlmetalayers"][1]["hex"]) == bytes(i % 251 for i in range(5000))
 ' "$T/json"
 
+# --chunks: one line per chunk; special-zstd-t8 has zeros, NaN and repeated-value chunks.
+"$B2FRAME" info --chunks "$DATA/special-zstd-t8-c262144.b2frame" >"$T/info" 2>&1
+check "info --chunks: 10 chunks, 4 zeros, 2 nan, 2 value" test \
+    "$(grep -c '^chunk\.' "$T/info") $(grep -c 'special zeros$' "$T/info") $(grep -c 'special nan$' "$T/info") $(grep -c 'special value$' "$T/info")" = "10 4 2 2"
+check "info --chunks: offsets" test "$(field chunk.9 | cut -d, -f1)" = "offset 2359296"
+
 # Errors name the file and the reason.
 printf 'not a frame at all' >"$T/junk"
 "$B2FRAME" cat "$T/junk" >/dev/null 2>"$T/err"
