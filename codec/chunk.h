@@ -120,6 +120,12 @@ typedef struct b2_dctx b2_dctx;
 b2_dctx *b2_dctx_new(void);
 void b2_dctx_free(b2_dctx *ctx);
 
+/* Threads that decode (or encode) the blocks of one chunk, 1 (the default) to
+ * B2_MAX_THREADS; the bytes are the same for any count. With more than one, a source's
+ * read() may be called from several threads at once. Returns 0 or a B2E_* code. */
+#define B2_MAX_THREADS 64
+int b2_dctx_set_nthreads(b2_dctx *ctx, int nthreads);
+
 /* Decodes a whole chunk held in memory. Returns nbytes (>= 0) or a B2E_* code.
  * cbytes must be <= chunk_len and nbytes <= dst_len. */
 int b2_chunk_decode(b2_dctx *ctx, const void *chunk, size_t chunk_len, void *dst, size_t dst_len);
@@ -164,6 +170,7 @@ void b2_cparams_default(b2_cparams *p);
 typedef struct b2_cctx b2_cctx;
 b2_cctx *b2_cctx_new(const b2_cparams *p);   /* NULL on bad params or no memory */
 void b2_cctx_free(b2_cctx *ctx);
+int b2_cctx_set_nthreads(b2_cctx *ctx, int nthreads);   /* see b2_dctx_set_nthreads */
 
 /* Encodes nbytes from src into dst (capacity dst_cap; nbytes + B2_MAX_OVERHEAD always
  * suffices). Incompressible data is stored memcpyed. Never writes a chunk C-Blosc2

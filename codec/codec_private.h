@@ -117,6 +117,28 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
                                    int blosc1_layout, const uint8_t *chunk, size_t offset,
                                    size_t len, const uint8_t *dref, uint8_t *s1, uint8_t *s2);
 
+/* What one thread needs to encode or decode blocks, and the set of them a context
+ * keeps (codec/workers.c). */
+typedef struct b2_worker {
+    b2_codec_state cs;
+    uint8_t *scratch;      /* two block-sized buffers for the filters */
+    size_t scratch_cap;
+    uint8_t *cbuf;         /* decoding: a block's streams read through a reader */
+    size_t cbuf_cap;
+} b2_worker;
+
+typedef struct b2_workers {
+    b2_worker *w;          /* n of them; w[0] is the calling thread's */
+    int n;
+    struct b2_pool *pool;  /* NULL with one thread */
+} b2_workers;
+
+/* Makes nthreads workers (1..B2_MAX_THREADS). On failure one worker is left. */
+int b2_workers_set(b2_workers *ws, int nthreads);
+void b2_workers_release(b2_workers *ws);
+/* Grows *buf to at least need bytes. */
+int b2_grow(uint8_t **buf, size_t *cap, size_t need);
+
 /* Blocksize and split choice (codec/blocksize.c). */
 int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);
 int b2_split_wanted(const b2_cparams *p, int32_t bsize);

@@ -1,46 +1,40 @@
 /* Chunk decoding: whole chunks in memory, and ranges of blocks through a layout
  * (header, block starts and dictionary loaded once, streams read on demand). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/codec_private.h"
+#include "codec/pool.h"
 
 struct b2_dctx {
-    b2_codec_state cs;
-    uint8_t *scratch;      /* two block-sized buffers for the filters */
-    size_t scratch_cap;    /* bytes per buffer */
+    b2_workers ws;
     uint8_t *dref;         /* decoded block 0 for delta in range decodes */
     size_t dref_cap;
-    uint8_t *cbuf;         /* a block's streams read through a reader */
-    size_t cbuf_cap;
 };
+
+int b2_dctx_set_nthreads(b2_dctx *ctx, int nthreads)
+{
+    return ctx != NULL ? b2_workers_set(&ctx->ws, nthreads) : B2E_PARAM;
+}
 
 b2_dctx *b2_dctx_new(void)
 {
-    return calloc(1, sizeof(b2_dctx));
+    b2_dctx *ctx = calloc(1, sizeof(b2_dctx));
+    if (ctx != NULL && b2_dctx_set_nthreads(ctx, 1) < 0) {
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 void b2_dctx_free(b2_dctx *ctx)
 {
     if (ctx == NULL)
         return;
-    b2_codec_state_release(&ctx->cs);
-    free(ctx->scratch);
+    b2_workers_release(&ctx->ws);
     free(ctx->dref);
-    free(ctx->cbuf);
     free(ctx);
-}
-
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-    if (*cap >= need)
-        return B2E_OK;
-    uint8_t *p = realloc(*buf, need);
-    if (p == NULL)
-        return B2E_NOMEM;
-    *buf = p;
-    *cap = need;
-    return B2E_OK;
 }
 
 static int32_t block_len(const b2_chunk_info *in, int32_t nb)
@@ -68,7 +62,7 @@ static size_t max_block_extent(const b2_chunk_info *in)
 
 /* Decodes block nb from its streams in ext (ext_len bytes, all of them inside the
  * chunk) into out. */
-static int decode_block(b2_dctx *ctx, const b2_chunk_info *in, const b2_stream_codec *codec,
+static int decode_block(b2_worker *ctx, const b2_chunk_info *in, const b2_stream_codec *codec,
                         int32_t nb, const uint8_t *ext, size_t ext_len, const uint8_t *dref,
                         uint8_t *out)
 {
@@ -88,7 +82,7 @@ static int decode_block(b2_dctx *ctx, const b2_chunk_info *in, const b2_stream_c
         filtered |= in->filters[i] != B2_NOFILTER && in->filters[i] != B2_TRUNC_PREC;
     uint8_t *stage = out;
     if (filtered) {
-        int rc = grow(&ctx->scratch, &ctx->scratch_cap, 2 * (size_t)in->blocksize);
+        int rc = b2_grow(&ctx->scratch, &ctx->scratch_cap, 2 * (size_t)in->blocksize);
         if (rc < 0)
             return rc;
         stage = ctx->scratch;
@@ -170,13 +164,88 @@ static int fetch(const b2_chunk_src *src, uint64_t off, size_t len, uint8_t **bu
     }
     if (src->read == NULL)
         return B2E_PARAM;
-    int rc = grow(buf, cap, len > 0 ? len : 1);
+    int rc = b2_grow(buf, cap, len > 0 ? len : 1);
     if (rc < 0)
         return rc;
     if (len > 0 && src->read(src->opaque, off, len, *buf) != 0)
         return B2E_IO;
     *out = *buf;
     return B2E_OK;
+}
+
+static int load_and_decode(b2_worker *w, const b2_chunk_layout *lay, const b2_chunk_src *src,
+                           const b2_stream_codec *codec, int32_t nb, const uint8_t *dref,
+                           uint8_t *out);
+
+/* Blocks [first, first + count) of one chunk, decoded by one or more threads. The
+ * streams come from the chunk in memory (chunk != NULL: block starts checked here) or
+ * through a layout and a source. */
+typedef struct djob {
+    b2_dctx *ctx;
+    const b2_chunk_info *in;
+    const b2_stream_codec *codec;
+    const uint8_t *chunk;
+    int32_t data_start;
+    const b2_chunk_layout *lay;
+    const b2_chunk_src *src;
+    int32_t first;
+    uint8_t *dst;          /* where block `first` goes */
+    const uint8_t *dref;
+    atomic_int rc;         /* the first error */
+} djob;
+
+static void decode_item(void *arg, int worker, int32_t item)
+{
+    djob *j = arg;
+    if (atomic_load(&j->rc) < 0)
+        return;
+    b2_worker *w = &j->ctx->ws.w[worker];
+    int32_t nb = j->first + item;
+    uint8_t *out = j->dst + (size_t)item * j->in->blocksize;
+    int rc;
+    if (j->chunk != NULL) {
+        int32_t bs = rd32(j->chunk + j->in->header_len + 4 * (size_t)nb);
+        if (bs < j->data_start || bs >= j->in->cbytes)
+            rc = B2E_BSTARTS;
+        else
+            rc = decode_block(w, j->in, j->codec, nb, j->chunk + bs,
+                              (size_t)(j->in->cbytes - bs), j->dref, out);
+    } else {
+        rc = load_and_decode(w, j->lay, j->src, j->codec, nb, j->dref, out);
+    }
+    if (rc < 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&j->rc, &none, rc);
+    }
+}
+
+/* Decodes `count` blocks from item 0: block 0 alone first when the others need it
+ * as their delta reference. */
+static int run_blocks(djob *j, int32_t count, const uint8_t *dict, int32_t dict_len)
+{
+    b2_dctx *ctx = j->ctx;
+    int nthreads = count > 1 ? ctx->ws.n : 1;
+    for (int i = 0; i < nthreads; i++) {
+        int rc = b2_codec_state_use_dict(&ctx->ws.w[i].cs, j->in->codec, dict, dict_len);
+        if (rc < 0)
+            return rc;
+    }
+    atomic_init(&j->rc, 0);
+    int32_t start = 0;
+    if (j->first == 0 && count > 1 && b2_pipeline_uses_delta(j->in->filters)) {
+        decode_item(j, 0, 0);
+        start = 1;
+    }
+    if (nthreads == 1 || ctx->ws.pool == NULL) {
+        for (int32_t i = start; i < count && atomic_load(&j->rc) == 0; i++)
+            decode_item(j, 0, i);
+    } else {
+        /* Items are numbered from `start`: shift the job. */
+        j->first += start;
+        j->dst += (size_t)start * j->in->blocksize;
+        b2_pool_run(ctx->ws.pool, count - start, decode_item, j);
+    }
+    return atomic_load(&j->rc);
 }
 
 int b2_chunk_decode(b2_dctx *ctx, const void *chunk, size_t chunk_len, void *dst, size_t dst_len)
@@ -216,19 +285,10 @@ int b2_chunk_decode(b2_dctx *ctx, const void *chunk, size_t chunk_len, void *dst
         dict = c + data_start + 4;
         data_start += 4 + dict_len;
     }
-    if ((rc = b2_codec_state_use_dict(&ctx->cs, in.codec, dict, dict_len)) < 0)
-        return rc;
-    const b2_stream_codec *codec = b2_stream_codec_by_id(in.codec);
-    for (int32_t i = 0; i < in.nblocks; i++) {
-        int32_t bs = rd32(c + in.header_len + 4 * i);
-        if (bs < data_start || bs >= in.cbytes)
-            return B2E_BSTARTS;
-        rc = decode_block(ctx, &in, codec, i, c + bs, (size_t)(in.cbytes - bs), d,
-                          d + (size_t)i * in.blocksize);
-        if (rc < 0)
-            return rc;
-    }
-    return in.nbytes;
+    djob j = {.ctx = ctx, .in = &in, .codec = b2_stream_codec_by_id(in.codec), .chunk = c,
+              .data_start = data_start, .first = 0, .dst = d, .dref = d};
+    rc = run_blocks(&j, in.nblocks, dict, dict_len);
+    return rc < 0 ? rc : in.nbytes;
 }
 
 typedef struct start_idx {
@@ -348,7 +408,7 @@ void b2_chunk_layout_free(b2_chunk_layout *lay)
 }
 
 /* Reads block nb's streams and decodes them into out. */
-static int load_and_decode(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,
+static int load_and_decode(b2_worker *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,
                            const b2_stream_codec *codec, int32_t nb, const uint8_t *dref,
                            uint8_t *out)
 {
@@ -384,25 +444,24 @@ int b2_chunk_decode_blocks(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_ch
     const uint8_t *p = NULL;
     int rc;
 
+    b2_worker *w0 = &ctx->ws.w[0];
     if (in->special != B2_SPECIAL_NONE) {
         if (in->special == B2_SPECIAL_VALUE &&
-            (rc = fetch(src, B2_HEADER_LEN, (size_t)(in->cbytes - B2_HEADER_LEN), &ctx->cbuf,
-                        &ctx->cbuf_cap, &p)) < 0)
+            (rc = fetch(src, B2_HEADER_LEN, (size_t)(in->cbytes - B2_HEADER_LEN), &w0->cbuf,
+                        &w0->cbuf_cap, &p)) < 0)
             return rc;
         fill_special(in, p, start, end - start, d);
         return (int)(end - start);
     }
     if (in->memcpyed) {
-        if ((rc = fetch(src, (uint64_t)in->header_len + start, end - start, &ctx->cbuf,
-                        &ctx->cbuf_cap, &p)) < 0)
+        if ((rc = fetch(src, (uint64_t)in->header_len + start, end - start, &w0->cbuf,
+                        &w0->cbuf_cap, &p)) < 0)
             return rc;
         memcpy(d, p, end - start);
         return (int)(end - start);
     }
     if (lay->bstarts == NULL || lay->bends == NULL)
         return B2E_PARAM;
-    if ((rc = b2_codec_state_use_dict(&ctx->cs, in->codec, lay->dict, lay->dict_len)) < 0)
-        return rc;
     const b2_stream_codec *codec = b2_stream_codec_by_id(in->codec);
     if (codec == NULL)
         return B2E_CODEC;
@@ -410,17 +469,16 @@ int b2_chunk_decode_blocks(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_ch
     /* Delta codes every block against the decoded first block. */
     const uint8_t *dref = d;
     if (first > 0 && b2_pipeline_uses_delta(in->filters)) {
-        if ((rc = grow(&ctx->dref, &ctx->dref_cap, (size_t)in->blocksize)) < 0)
+        if ((rc = b2_grow(&ctx->dref, &ctx->dref_cap, (size_t)in->blocksize)) < 0)
             return rc;
-        if ((rc = load_and_decode(ctx, lay, src, codec, 0, NULL, ctx->dref)) < 0)
+        if ((rc = b2_codec_state_use_dict(&w0->cs, in->codec, lay->dict, lay->dict_len)) < 0)
+            return rc;
+        if ((rc = load_and_decode(w0, lay, src, codec, 0, NULL, ctx->dref)) < 0)
             return rc;
         dref = ctx->dref;
     }
-    for (int32_t i = 0; i < count; i++) {
-        rc = load_and_decode(ctx, lay, src, codec, first + i, dref,
-                             d + (size_t)i * in->blocksize);
-        if (rc < 0)
-            return rc;
-    }
-    return (int)(end - start);
+    djob j = {.ctx = ctx, .in = in, .codec = codec, .lay = lay, .src = src, .first = first,
+              .dst = d, .dref = dref};
+    rc = run_blocks(&j, count, lay->dict, lay->dict_len);
+    return rc < 0 ? rc : (int)(end - start);
 }

@@ -3,13 +3,19 @@
 #include <string.h>
 
 #include "codec/codec_private.h"
+#include "codec/pool.h"
 
 struct b2_cctx {
     b2_cparams p;
     const b2_stream_codec *codec;
-    b2_codec_state cs;
-    uint8_t *scratch;       /* three block-sized buffers: two for the filters, one */
-    size_t scratch_cap;     /* for the delta reference */
+    b2_workers ws;
+    uint8_t *dref;          /* block 0 as delta's reference, when a filter precedes delta */
+    size_t dref_cap;
+    uint8_t *slots;         /* with threads: each block's streams, before they are joined */
+    size_t slots_cap;
+    int32_t *slot_len;      /* bytes in each slot, 0 when it did not fit, or a B2E_* code */
+    uint8_t *slot_zero;     /* whether each block was zero runs only */
+    size_t nslots;
 };
 
 void b2_cparams_default(b2_cparams *p)
@@ -65,15 +71,27 @@ b2_cctx *b2_cctx_new(const b2_cparams *params)
         return NULL;
     ctx->p = p;
     ctx->codec = codec;
+    if (b2_cctx_set_nthreads(ctx, 1) < 0) {
+        free(ctx);
+        return NULL;
+    }
     return ctx;
+}
+
+int b2_cctx_set_nthreads(b2_cctx *ctx, int nthreads)
+{
+    return ctx != NULL ? b2_workers_set(&ctx->ws, nthreads) : B2E_PARAM;
 }
 
 void b2_cctx_free(b2_cctx *ctx)
 {
     if (ctx == NULL)
         return;
-    b2_codec_state_release(&ctx->cs);
-    free(ctx->scratch);
+    b2_workers_release(&ctx->ws);
+    free(ctx->dref);
+    free(ctx->slots);
+    free(ctx->slot_len);
+    free(ctx->slot_zero);
     free(ctx);
 }
 
@@ -122,8 +140,7 @@ static int all_same(const uint8_t *p, size_t n)
 
 /* Decoders undo delta on blocks other than block 0 against the fully decoded block 0,
  * which still carries the (lossy) filters applied before delta: code against that,
- * not against the input, so that decoding gives exactly the truncated input. Uses the
- * third scratch buffer when a filter precedes delta. */
+ * not against the input, so that decoding gives exactly the truncated input. */
 static const uint8_t *delta_reference(b2_cctx *ctx, const uint8_t *src, int32_t len0)
 {
     const b2_cparams *p = &ctx->p;
@@ -135,19 +152,101 @@ static const uint8_t *delta_reference(b2_cctx *ctx, const uint8_t *src, int32_t 
     }
     if (i == B2_MAX_FILTERS || !any)
         return src;
-    size_t bs = ctx->scratch_cap / 3;
+    b2_worker *w = &ctx->ws.w[0];
+    size_t half = w->scratch_cap / 2;
     const uint8_t *r = b2_pipeline_forward(before, p->filters_meta, p->typesize,
                                            p->blosc1_format, src, 0, (size_t)len0, NULL,
-                                           ctx->scratch, ctx->scratch + bs);
-    if (r == NULL)
+                                           w->scratch, w->scratch + half);
+    if (r == NULL || b2_grow(&ctx->dref, &ctx->dref_cap, (size_t)len0) < 0)
         return NULL;
-    memcpy(ctx->scratch + 2 * bs, r, (size_t)len0);
-    return ctx->scratch + 2 * bs;
+    memcpy(ctx->dref, r, (size_t)len0);
+    return ctx->dref;
+}
+
+/* The geometry of one chunk being encoded. */
+typedef struct cjob {
+    b2_cctx *ctx;
+    const uint8_t *src;
+    int32_t nbytes, bs;
+    int split;
+    const uint8_t *dref;
+    size_t slot_size;
+} cjob;
+
+/* Filters and compresses block b into out (room bytes). Returns the bytes written, 0
+ * when they do not fit, or a B2E_* code; *all_zero says whether every stream was a run
+ * of zeros. */
+static int encode_block(const cjob *j, b2_worker *w, int32_t b, uint8_t *out, size_t room,
+                        int *all_zero)
+{
+    const b2_cparams *p = &j->ctx->p;
+    size_t off = (size_t)b * j->bs;
+    int32_t bsize = j->nbytes - (int32_t)off < j->bs ? j->nbytes - (int32_t)off : j->bs;
+    int leftover = bsize < j->bs;
+    if (b2_grow(&w->scratch, &w->scratch_cap, 2 * (size_t)j->bs) < 0)
+        return B2E_NOMEM;
+    const uint8_t *blk = b2_pipeline_forward(p->filters, p->filters_meta, p->typesize,
+                                             p->blosc1_format, j->src, off, (size_t)bsize,
+                                             j->dref, w->scratch, w->scratch + j->bs);
+    if (blk == NULL)
+        return B2E_FILTER;
+    int32_t nstreams = j->split && !leftover ? p->typesize : 1;
+    int32_t neblock = bsize / nstreams;
+    size_t pos = 0;
+    *all_zero = 1;
+    for (int32_t s = 0; s < nstreams; s++) {
+        const uint8_t *in = blk + (size_t)s * neblock;
+        if (room - pos < 4)
+            return 0;
+        /* Runs of one byte (Blosc2 form only: c-blosc 1.x cannot read them). */
+        if (!p->blosc1_format && all_same(in, (size_t)neblock)) {
+            if (in[0] == 0) {
+                wr32(out + pos, 0);
+                pos += 4;
+                continue;
+            }
+            if (room - pos < 5)
+                return 0;
+            wr32(out + pos, -(int32_t)in[0]);
+            out[pos + 4] = 0x01;
+            pos += 5;
+            *all_zero = 0;
+            continue;
+        }
+        *all_zero = 0;
+        size_t left = room - pos - 4;
+        int32_t cap = left < (size_t)neblock ? (int32_t)left : neblock;
+        int rc = cap > 0 ? j->ctx->codec->compress(&w->cs, p->clevel, in, neblock,
+                                                    out + pos + 4, cap)
+                         : 0;
+        if (rc < 0)
+            return rc;
+        if (rc == 0 || rc >= neblock) {
+            if (left < (size_t)neblock)
+                return 0;
+            memcpy(out + pos + 4, in, (size_t)neblock);
+            rc = neblock;
+        }
+        wr32(out + pos, rc);
+        pos += 4 + (size_t)rc;
+    }
+    return (int)pos;
+}
+
+static void encode_item(void *arg, int worker, int32_t b)
+{
+    const cjob *j = arg;
+    b2_cctx *ctx = j->ctx;
+    int zero;
+    ctx->slot_len[b] = encode_block(j, &ctx->ws.w[worker], b, ctx->slots + (size_t)b * j->slot_size,
+                                    j->slot_size, &zero);
+    ctx->slot_zero[b] = (uint8_t)zero;
 }
 
 /* Compresses the blocks after the header and block starts. Returns the chunk size,
  * 0 when it would not be smaller than `limit` (store memcpyed), or a B2E_* code.
- * *all_zero tells whether every stream was a run of zeros. */
+ * *all_zero tells whether every stream was a run of zeros. With threads, each block
+ * goes to its own slot first and the slots are joined in order: the same bytes. */
 static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32_t bs,
                          int split, uint8_t *dst, size_t limit, int *all_zero)
 {
@@ -157,66 +256,49 @@ static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32
     size_t pos = (size_t)hl + 4 * (size_t)nblocks;
     if (pos > limit)
         return 0;
-    int rc = B2E_OK;
-    if (ctx->scratch_cap < 3 * (size_t)bs) {
-        uint8_t *s = realloc(ctx->scratch, 3 * (size_t)bs);
-        if (s == NULL)
-            return B2E_NOMEM;
-        ctx->scratch = s;
-        ctx->scratch_cap = 3 * (size_t)bs;
-    }
-    const uint8_t *dref = delta_reference(ctx, src, nbytes < bs ? nbytes : bs);
-    if (dref == NULL)
+    if (b2_grow(&ctx->ws.w[0].scratch, &ctx->ws.w[0].scratch_cap, 2 * (size_t)bs) < 0)
+        return B2E_NOMEM;
+    cjob j = {ctx, src, nbytes, bs, split, NULL, (size_t)bs + 5 * (size_t)p->typesize + 8};
+    j.dref = delta_reference(ctx, src, nbytes < bs ? nbytes : bs);
+    if (j.dref == NULL)
         return B2E_FILTER;
     *all_zero = 1;
-    for (int32_t b = 0; b < nblocks; b++) {
-        wr32(dst + hl + 4 * b, (int32_t)pos);
-        size_t off = (size_t)b * bs;
-        int32_t bsize = nbytes - (int32_t)off < bs ? nbytes - (int32_t)off : bs;
-        int leftover = bsize < bs;
-        const uint8_t *blk = b2_pipeline_forward(p->filters, p->filters_meta, p->typesize,
-                                                 p->blosc1_format, src, off, (size_t)bsize,
-                                                 dref, ctx->scratch, ctx->scratch + bs);
-        if (blk == NULL)
-            return B2E_FILTER;
-        int32_t nstreams = split && !leftover ? p->typesize : 1;
-        int32_t neblock = bsize / nstreams;
-        for (int32_t j = 0; j < nstreams; j++) {
-            const uint8_t *s = blk + (size_t)j * neblock;
-            if (limit - pos < 4)
-                return 0;
-            /* Runs of one byte (Blosc2 form only: c-blosc 1.x cannot read them). */
-            if (!p->blosc1_format && all_same(s, (size_t)neblock)) {
-                if (s[0] == 0) {
-                    wr32(dst + pos, 0);
-                    pos += 4;
-                    continue;
-                }
-                if (limit - pos < 5)
-                    return 0;
-                wr32(dst + pos, -(int32_t)s[0]);
-                dst[pos + 4] = 0x01;
-                pos += 5;
-                *all_zero = 0;
-                continue;
-            }
-            *all_zero = 0;
-            size_t room = limit - pos - 4;
-            int32_t cap = room < (size_t)neblock ? (int32_t)room : neblock;
-            rc = cap > 0 ? ctx->codec->compress(&ctx->cs, p->clevel, s, neblock, dst + pos + 4,
-                                                cap)
-                         : 0;
-            if (rc < 0)
-                return rc;
-            if (rc == 0 || rc >= neblock) {
-                if (room < (size_t)neblock)
-                    return 0;
-                memcpy(dst + pos + 4, s, (size_t)neblock);
-                rc = neblock;
-            }
-            wr32(dst + pos, rc);
-            pos += 4 + (size_t)rc;
+
+    if (ctx->ws.pool == NULL || nblocks < 2) {
+        for (int32_t b = 0; b < nblocks; b++) {
+            wr32(dst + hl + 4 * b, (int32_t)pos);
+            int zero;
+            int n = encode_block(&j, &ctx->ws.w[0], b, dst + pos, limit - pos, &zero);
+            if (n <= 0)
+                return n;
+            *all_zero &= zero;
+            pos += (size_t)n;
         }
+        return (int)pos;
+    }
+
+    if ((size_t)nblocks > ctx->nslots) {
+        free(ctx->slot_len);
+        free(ctx->slot_zero);
+        ctx->slot_len = malloc((size_t)nblocks * sizeof *ctx->slot_len);
+        ctx->slot_zero = malloc((size_t)nblocks);
+        ctx->nslots = ctx->slot_len != NULL && ctx->slot_zero != NULL ? (size_t)nblocks : 0;
+        if (ctx->nslots == 0)
+            return B2E_NOMEM;
+    }
+    if (b2_grow(&ctx->slots, &ctx->slots_cap, (size_t)nblocks * j.slot_size) < 0)
+        return B2E_NOMEM;
+    b2_pool_run(ctx->ws.pool, nblocks, encode_item, &j);
+    for (int32_t b = 0; b < nblocks; b++) {
+        int32_t n = ctx->slot_len[b];
+        if (n < 0)
+            return n;
+        if (n == 0 || (size_t)n > limit - pos)
+            return 0;
+        wr32(dst + hl + 4 * b, (int32_t)pos);
+        memcpy(dst + pos, ctx->slots + (size_t)b * j.slot_size, (size_t)n);
+        *all_zero &= ctx->slot_zero[b];
+        pos += (size_t)n;
     }
     return (int)pos;
 }

@@ -12,6 +12,9 @@ codec_libb2codec_a_SOURCES = \
 	codec/decode.c \
 	codec/blocksize.c \
 	codec/encode.c \
+	codec/pool.h \
+	codec/pool.c \
+	codec/workers.c \
 	codec/blosclz.h
 # BloscLZ (the blosclz engineer's files)
 codec_libb2codec_a_SOURCES += codec/blosclz_format.h codec/blosclz_dec.c codec/blosclz_enc.c
