@@ -170,6 +170,46 @@ START_TEST(fixture_stat)
 }
 END_TEST
 
+static size_t bytes_read;
+
+static ssize_t counting_pread(int fd, void *buf, size_t len, off_t off)
+{
+    ssize_t r = pread(fd, buf, len, off);
+    if (r > 0)
+        bytes_read += (size_t)r;
+    return r;
+}
+
+/* A small read of a big chunk reads its header, block starts and the one block needed. */
+START_TEST(lazy_block_reads)
+{
+    int fd = open_data("f64-zstd3-shuffle-t8-c262144-bx.b2frame");
+    const b2f_io io = {counting_pread, NULL, NULL, NULL};
+    b2_frame *f;
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, &io, NULL, 0), 0);
+    uint8_t *raw;
+    int32_t cb;
+    ck_assert_int_eq(b2f_read_raw_chunk(f, 2, &raw, &cb), 0);
+    free(raw);
+    uint8_t whole[262144], piece[100];
+    b2_dctx *ctx = b2_dctx_new();
+    ck_assert_int_eq(b2f_read_chunk(f, ctx, 2, whole, sizeof whole), 262144);
+    bytes_read = 0;
+    ck_assert_int_eq(b2f_pread(f, ctx, piece, sizeof piece, 2 * 262144 + 5 * 16384 + 77), 100);
+    ck_assert(memcmp(piece, whole + 5 * 16384 + 77, 100) == 0);
+    ck_assert_msg(bytes_read > 0 && bytes_read < (size_t)cb / 4, "read %zu bytes of a %d-byte "
+                  "chunk for 100 bytes", bytes_read, cb);
+    /* and again: the layout is cached, only the block is read */
+    size_t first = bytes_read;
+    bytes_read = 0;
+    ck_assert_int_eq(b2f_pread(f, ctx, piece, sizeof piece, 2 * 262144 + 9 * 16384), 100);
+    ck_assert_int_lt(bytes_read, first);
+    b2_dctx_free(ctx);
+    b2f_close(f);
+    close(fd);
+}
+END_TEST
+
 START_TEST(special_chunks)
 {
     int fd = open_data("special-zstd-t8-c262144.b2frame");
@@ -660,6 +700,7 @@ static Suite *frame_suite(void)
     tcase_add_test(tc, fixture_bloscpack);
     tcase_add_test(tc, written_by_b2fs);
     tcase_add_test(tc, fixture_stat);
+    tcase_add_test(tc, lazy_block_reads);
     tcase_add_test(tc, special_chunks);
     tcase_add_test(tc, metalayers);
     tcase_add_test(tc, bloscpack_read_only);
