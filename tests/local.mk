@@ -20,6 +20,7 @@ include tests/shuffle.mk
 include tests/codec.mk
 include tests/frame.mk
 include tests/fs.mk
+include tests/reliability.mk
 include tests/fuzz.mk
 
 # Random operations against a model file (used by the mount tests).

@@ -1,0 +1,1 @@
+# reliability tests (crash, fio, two mounts, security)
