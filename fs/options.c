@@ -197,6 +197,7 @@ static int set_option(b2fs_config *cfg, const char *arg)
 
 struct parse_state {
     b2fs_config *cfg;
+    const char *mountpoint;
     int error, exit_now, nonopts;
 };
 
@@ -227,6 +228,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
             ps->cfg->backing = arg;
             return 0;
         }
+        ps->mountpoint = arg;
         return 1;
     default:
         return 1;
@@ -255,6 +257,17 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->rootfd = open(cfg->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cfg->rootfd < 0) {
         fprintf(stderr, "b2fs: backing directory %s: %s\n", cfg->backing, strerror(errno));
+        return -1;
+    }
+    char *real = realpath(cfg->backing, NULL), *mreal = realpath(ps.mountpoint, NULL);
+    if (real)
+        cfg->backing = real; /* absolute, for the logs (kept for the life of the program) */
+    size_t rl = strlen(cfg->backing);
+    int inside = mreal && !strncmp(mreal, cfg->backing, rl) && (mreal[rl] == '/' || !mreal[rl]);
+    free(mreal);
+    if (inside) {
+        fprintf(stderr, "b2fs: the mount point %s is inside the backing directory %s\n",
+                ps.mountpoint, cfg->backing);
         return -1;
     }
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);

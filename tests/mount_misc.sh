@@ -17,6 +17,10 @@ out=$("$B2FS" -o chunksize=12Q "$BACK" "$MNT" 2>&1); rc=$?
 check "bad size refused" refused $rc "$out" "chunksize"
 out=$("$B2FS" -o frobnicate=1 "$BACK" "$MNT" 2>&1); rc=$?
 check "unknown option refused, naming it" refused $rc "$out" "frobnicate"
+mkdir -p "$BACK/inner"
+out=$("$B2FS" "$BACK" "$BACK/inner" 2>&1); rc=$?
+check "a mount point inside BACKING refused" refused $rc "$out" "inside the backing"
+rmdir "$BACK/inner"
 check "nothing got mounted" not grep -q " $MNT " /proc/mounts
 check "--help lists the b2fs options" grep -q "cache_size" <("$B2FS" --help)
 check "--version" grep -q "^b2fs " <("$B2FS" --version)
