@@ -44,9 +44,3 @@ UNIT_TESTS += tests/test_codec_threads
 tests_test_codec_threads_SOURCES = tests/test_codec_threads.c tests/codec_helpers.h
 tests_test_codec_threads_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_codec_threads_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
-
-# codec_bench: throughput table (not a test: run by hand, numbers go in README.md)
-noinst_PROGRAMS += tests/codec_bench
-tests_codec_bench_SOURCES = tests/codec_bench.c
-tests_codec_bench_CFLAGS = $(AM_CFLAGS)
-tests_codec_bench_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
