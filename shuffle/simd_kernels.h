@@ -69,18 +69,16 @@ B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 
 enum { DIRECT_ROWS = 4, STAGE_BYTES = 16384 };
 
-/* The side that walks through memory is prefetched this far ahead: the hardware
- * prefetchers alone leave these loops well behind memcpy when the data is not cached. */
+/* The shuffles prefetch their source this far ahead: the hardware prefetchers alone
+ * leave these loops well behind memcpy when the source is not cached. (Prefetching the
+ * destination of the unshuffles for writing was no faster there and slower in cache.) */
 enum { PREFETCH_AHEAD = 2048 };
 
-B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len, int for_write)
+B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len)
 {
-    for (size_t l = 0; l < len; l += 64) {
-        if (for_write)
-            __builtin_prefetch(p + PREFETCH_AHEAD + l, 1);
-        else
-            __builtin_prefetch(p + PREFETCH_AHEAD + l, 0);
-    }
+    /* once per line: for the lines that start inside [p, p + len) */
+    for (size_t l = (64 - ((uintptr_t)p & 63)) & 63; l < len; l += 64)
+        __builtin_prefetch(p + PREFETCH_AHEAD + l);
 }
 
 B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
@@ -95,7 +93,7 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
         size_t len = done - i0 < tile ? done - i0 : tile;
         for (size_t i = 0; i < len; i += step) {
             V x[16], y[16];
-            SIMD(prefetch)(src + (i0 + i) * ts, step * ts, 0);
+            SIMD(prefetch)(src + (i0 + i) * ts, step * ts);
             SIMD(shuffle_group)(m, src + (i0 + i) * ts, x);
             SIMD(shuffle_group)(m, src + (i0 + i + ITEMS) * ts, y);
 #pragma GCC unroll 16
@@ -127,7 +125,6 @@ B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
         for (unsigned r = 0; r < m; r++)
             SIMD(round)(x, ts, (m - 1) - r);
         uint8_t *d = dst + i * ts;
-        SIMD(prefetch)(d, ITEMS * ts, 1);
 #ifdef V_JOIN_LANES
         /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
 #pragma GCC unroll 16
@@ -164,7 +161,7 @@ B2K_TARGET static size_t SIMD(shuffle_any)(size_t ts, size_t n, const uint8_t *s
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
-        SIMD(prefetch)(src + i * ts, ITEMS * ts, 0);
+        SIMD(prefetch)(src + i * ts, ITEMS * ts);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             const uint8_t *s = src + i * ts + jb;
@@ -189,7 +186,6 @@ B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t 
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
-        SIMD(prefetch)(dst + i * ts, ITEMS * ts, 1);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             V x[16];
