@@ -147,8 +147,10 @@ void b2_chunk_layout_free(b2_chunk_layout *lay);
 /* Decodes blocks [first, first + count) into dst (their bytes back to back: block i
  * covers chunk bytes [i * blocksize, min((i + 1) * blocksize, nbytes))). Reads only
  * those blocks' streams through src (plus block 0 when the delta filter needs it).
- * Special and memcpyed chunks are served without decoding. Returns the number of
- * bytes written or a B2E_* code. */
+ * Special and memcpyed chunks are served without decoding; their blocks follow the same
+ * geometry (ceil(nbytes / blocksize) of them, although info.nblocks is 0), and an
+ * uninitialised chunk reads as zeros. Returns the number of bytes written or a B2E_*
+ * code. */
 int b2_chunk_decode_blocks(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,
                            int32_t first, int32_t count, void *dst, size_t dst_len);
 

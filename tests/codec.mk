@@ -41,6 +41,6 @@ tests_test_codec_bad_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
 check_PROGRAMS += tests/test_codec_threads
 TESTS += tests/test_codec_threads
 UNIT_TESTS += tests/test_codec_threads
-tests_test_codec_threads_SOURCES = tests/test_codec_threads.c tests/codec_helpers.h
+tests_test_codec_threads_SOURCES = tests/test_codec_threads.c
 tests_test_codec_threads_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_codec_threads_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
