@@ -1,4 +1,12 @@
-# tests of fs/: mount tests that really mount b2fs (skipped loudly without /dev/fuse)
+# tests of fs/: option values and name mapping without a mount (Check) ...
+check_PROGRAMS += tests/test_fs
+TESTS += tests/test_fs
+UNIT_TESTS += tests/test_fs
+tests_test_fs_SOURCES = tests/test_fs.c
+tests_test_fs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE3_CFLAGS)
+tests_test_fs_LDADD = $(FS_LIBS) $(TEST_LIBS)
+
+# ... and mount tests that really mount b2fs (skipped loudly without /dev/fuse)
 FS_MOUNT_TESTS = \
 	tests/mount_misc.sh \
 	tests/mount_read.sh \

@@ -1,0 +1,194 @@
+/* Unit tests of fs/ that need no mount: option values and the name mapping
+ * (suffixes, shadowing, temporary names, symlinks never followed). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs/b2fs.h"
+
+START_TEST(sizes)
+{
+    ck_assert_int_eq(b2fs_parse_size("0"), 0);
+    ck_assert_int_eq(b2fs_parse_size("4096"), 4096);
+    ck_assert_int_eq(b2fs_parse_size("64K"), 65536);
+    ck_assert_int_eq(b2fs_parse_size("1M"), 1 << 20);
+    ck_assert_int_eq(b2fs_parse_size("2G"), (int64_t)2 << 30);
+    ck_assert_int_eq(b2fs_parse_size("3k"), 3072);
+    const char *bad[] = {"", "x", "1Q", "-5", "1MM", "M", "1 M", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(b2fs_parse_size(bad[i]) < 0, "'%s' accepted", bad[i]);
+}
+END_TEST
+
+START_TEST(params)
+{
+    b2f_params p;
+    const char *why = NULL;
+    char text[64];
+    b2f_params_default(&p);
+    ck_assert_int_eq(b2fs_param_set(&p, "codec", "lz4hc", '+', &why), 0);
+    ck_assert_int_eq(p.cp.codec, B2_LZ4HC);
+    ck_assert_int_eq(b2fs_param_set(&p, "codec", "snappy", '+', &why), -1);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_int_eq(p.cp.codec, B2_LZ4HC);
+    ck_assert_int_eq(b2fs_param_set(&p, "clevel", "9", '+', &why), 0);
+    ck_assert_int_eq(p.cp.clevel, 9);
+    ck_assert_int_eq(b2fs_param_set(&p, "clevel", "10", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "clevel", "3x", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "filters", "delta+shuffle", '+', &why), 0);
+    ck_assert_int_eq(b2_filters_format(p.cp.filters, p.cp.filters_meta, ',', text, sizeof text), 0);
+    ck_assert_str_eq(text, "delta,shuffle");
+    ck_assert_int_eq(b2fs_param_set(&p, "filters", "trunc:20,shuffle", ',', &why), 0);
+    ck_assert_int_eq(b2_filters_format(p.cp.filters, p.cp.filters_meta, ',', text, sizeof text), 0);
+    ck_assert_str_eq(text, "trunc:20,shuffle");
+    ck_assert_int_eq(b2fs_param_set(&p, "filters", "shuffle+bogus", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "typesize", "0", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "typesize", "256", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "typesize", "4", '+', &why), 0);
+    ck_assert_int_eq(p.cp.typesize, 4);
+    ck_assert_int_eq(b2fs_param_set(&p, "chunksize", "256K", '+', &why), 0);
+    ck_assert_int_eq(p.chunksize, 262144);
+    ck_assert_int_eq(b2fs_param_set(&p, "chunksize", "100", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "blocksize", "0", '+', &why), 0);
+    ck_assert_int_eq(b2fs_param_set(&p, "blocksize", "8", '+', &why), -1);
+    ck_assert_int_eq(b2fs_param_set(&p, "nosuch", "1", '+', &why), -1);
+}
+END_TEST
+
+START_TEST(names)
+{
+    size_t shown;
+    ck_assert_int_eq(name_kind("a.b2frame", &shown), B2FS_FRAME);
+    ck_assert_uint_eq(shown, 1);
+    ck_assert_int_eq(name_kind("run.f32.b2f", &shown), B2FS_FRAME);
+    ck_assert_uint_eq(shown, 7);
+    ck_assert_int_eq(name_kind("x.b2nd", &shown), B2FS_FRAME);
+    ck_assert_int_eq(name_kind("x.blp", &shown), B2FS_BLP);
+    ck_assert_int_eq(name_kind(".b2frame", &shown), B2FS_PLAIN);
+    ck_assert_int_eq(name_kind("notes.txt", &shown), B2FS_PLAIN);
+    ck_assert_uint_eq(shown, 9);
+    ck_assert_str_eq(kind_suffix("a.b2f"), ".b2f");
+    ck_assert_str_eq(kind_suffix("a.txt"), "");
+    ck_assert(name_is_temp(".b2fs-tmp-12-3"));
+    ck_assert(!name_is_temp("b2fs-tmp"));
+    char out[300], longname[300];
+    memset(longname, 'a', 250);
+    longname[250] = 0;
+    ck_assert_int_eq(name_with_suffix(out, sizeof out, "x", ".b2frame"), 0);
+    ck_assert_str_eq(out, "x.b2frame");
+    ck_assert_int_eq(name_with_suffix(out, sizeof out, longname, ".b2frame"), -ENAMETOOLONG);
+}
+END_TEST
+
+static char tmpl[64];
+
+static void put(const char *name, const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", tmpl, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void make_tree(void)
+{
+    strcpy(tmpl, "/tmp/b2fs-test-fs.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    put("x", "plain");
+    put("x.b2frame", "frame");
+    put("y.b2f", "frame");
+    put("y.b2nd", "frame");
+    put("z.blp", "bloscpack");
+    put(".b2fs-tmp-1-1", "temp");
+    char p[128];
+    snprintf(p, sizeof p, "%s/d.b2frame", tmpl);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sub", tmpl);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    put("sub/file", "inner");
+    snprintf(p, sizeof p, "%s/l.b2frame", tmpl);
+    ck_assert_int_eq(symlink("/etc/passwd", p), 0);
+    snprintf(p, sizeof p, "%s/s", tmpl);
+    ck_assert_int_eq(symlink("sub", p), 0);
+    b2fs_cfg.rootfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(b2fs_cfg.rootfd, 0);
+}
+
+static void remove_tree(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
+    ck_assert_int_eq(system(cmd), 0);
+    close(b2fs_cfg.rootfd);
+}
+
+static int collect(void *ctx, const char *name)
+{
+    strcat(ctx, name);
+    strcat(ctx, " ");
+    return 0;
+}
+
+static void expect(const char *path, int rc, int kind, const char *name)
+{
+    b2fs_loc loc;
+    int r = loc_resolve(path, &loc);
+    ck_assert_msg(r == rc, "%s: rc %d, expected %d", path, r, rc);
+    if (r == 0) {
+        ck_assert_msg(loc.kind == kind, "%s: kind %d, expected %d", path, loc.kind, kind);
+        if (name)
+            ck_assert_str_eq(loc.name, name);
+        loc_done(&loc);
+    }
+}
+
+START_TEST(mapping)
+{
+    make_tree();
+    char list[512] = "";
+    int dfd = loc_open_dir("/");
+    ck_assert_int_ge(dfd, 0);
+    ck_assert_int_eq(dir_list(dfd, collect, list), 0);
+    /* x.b2frame shadows x; y.b2f shadows y.b2nd; temporary names never show */
+    ck_assert_str_eq(list, "d.b2frame l.b2frame s sub x y z ");
+
+    expect("/x", 0, B2FS_FRAME, "x.b2frame");
+    expect("/y", 0, B2FS_FRAME, "y.b2f");
+    expect("/z", 0, B2FS_BLP, "z.blp");
+    expect("/x.b2frame", 0, B2FS_NONE, NULL);
+    expect("/y.b2nd", 0, B2FS_NONE, NULL);
+    expect("/d.b2frame", 0, B2FS_PLAIN, "d.b2frame");
+    expect("/l", 0, B2FS_NONE, NULL);             /* a symlink is never a frame */
+    expect("/l.b2frame", 0, B2FS_PLAIN, "l.b2frame");
+    expect("/sub/file", 0, B2FS_PLAIN, "file");
+    expect("/s/file", -ENOTDIR, 0, NULL);         /* no walking through a symlink */
+    expect("/.b2fs-tmp-1-1", 0, B2FS_NONE, NULL);
+    expect("/nosuch/a", -ENOENT, 0, NULL);
+    expect("/../etc/passwd", -ENOENT, 0, NULL);
+    expect("/", 0, B2FS_PLAIN, ".");
+    remove_tree();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fs");
+    TCase *tc = tcase_create("fs");
+    tcase_add_test(tc, sizes);
+    tcase_add_test(tc, params);
+    tcase_add_test(tc, names);
+    tcase_add_test(tc, mapping);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
