@@ -148,6 +148,7 @@ typedef struct b2fs_node {
     int njobs, npending;    /* in flight; of those not yet encoded (job_lock) */
     pthread_mutex_t job_lock;
     pthread_cond_t job_cond;
+    size_t accounted;       /* this node's share of the uncommitted-bytes total */
     b2_cctx *spare_cctx[8]; /* compression contexts for jobs, reused */
     int nspare;
 } b2fs_node;
@@ -183,6 +184,9 @@ ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off);
 /* write lock */
 ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off);
 int node_truncate(b2fs_node *n, uint64_t size);
+/* write lock: brings the node's share of the uncommitted-bytes total (dirty images,
+ * chunks in flight, staged chunks) up to date; returns the new total */
+size_t node_account(b2fs_node *n);
 /* write lock: writes out dirty chunks to the frame layer (no commit) */
 int node_flush_dirty(b2fs_node *n);
 /* read lock: SEEK_DATA / SEEK_HOLE */

@@ -206,6 +206,20 @@ static size_t dirty_bytes(b2fs_node *n)
     return (size_t)n->ndirty * (size_t)n->chunksize;
 }
 
+static size_t uncommitted_total;
+
+size_t node_account(b2fs_node *n)
+{
+    size_t now = dirty_bytes(n) + (size_t)n->njobs * (size_t)n->chunksize + n->staged;
+    size_t total;
+    if (now >= n->accounted)
+        total = __atomic_add_fetch(&uncommitted_total, now - n->accounted, __ATOMIC_RELAXED);
+    else
+        total = __atomic_sub_fetch(&uncommitted_total, n->accounted - now, __ATOMIC_RELAXED);
+    n->accounted = now;
+    return total;
+}
+
 static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
 {
     b2fs_dirty *d = dirty_find(n, c);
@@ -513,7 +527,8 @@ ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
         if (r < 0)
             return r;
     }
-    if (n->staged > b2fs_cfg.dirty_limit) {
+    /* per file, and for all files together: many writers at once are bounded too */
+    if (n->staged > b2fs_cfg.dirty_limit || node_account(n) > 4 * b2fs_cfg.dirty_limit) {
         r = node_commit(n, 0);
         if (r < 0)
             return r;

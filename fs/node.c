@@ -144,6 +144,9 @@ static void node_free(b2fs_node *n)
     node_drop_cctx(n);
     for (int i = 0; i < n->ndirty; i++)
         free(n->dirty[i].img);
+    n->ndirty = 0;
+    n->staged = 0;
+    node_account(n);
     free(n->dirty);
     if (n->cctx)
         b2_cctx_free(n->cctx);
@@ -410,6 +413,7 @@ int node_commit(b2fs_node *n, int durable)
     }
     n->changed = 0;
     n->staged = 0;
+    node_account(n);
     maybe_compact(n);
     stamp(n);
     return 0;
