@@ -237,6 +237,41 @@ START_TEST(kernel_sets_match_reference)
 }
 END_TEST
 
+/* Each SIMD set against the portable one, byte for byte, on blocks of 0 to 4 x 64 KiB
+ * plus odd tails, through all four operations in both bitshuffle layouts. */
+START_TEST(simd_sets_match_generic)
+{
+    const char *name = set_names[1 + _i / 32];
+    size_t ts = (size_t)(_i % 32) + 1;
+    const b2_kernels *k = b2k_by_name(name), *g = b2k_by_name("generic");
+    if (k == NULL)
+        return;
+    for (size_t blocks = 0; blocks <= 4; blocks++)
+        for (int odd = 0; odd <= 1; odd++) {
+            size_t len = blocks * 65536 + (odd ? 8 * ts + ts / 2 + 1 : 0);
+            uint8_t *src = rnd(len, 77 * ts + blocks), *want = filled(len, 0);
+            uint8_t *got = filled(len, 1);
+            for (int op = 0; op < 6; op++) {
+                const b2_kernels *set[2] = { g, k };
+                uint8_t *out[2] = { want, got };
+                for (int w = 0; w < 2; w++) {
+                    switch (op) {
+                    case 0: b2k_shuffle_block(set[w], ts, len, src, out[w]); break;
+                    case 1: b2k_unshuffle_block(set[w], ts, len, src, out[w]); break;
+                    default:
+                        if (op % 2 == 0)
+                            b2k_bitshuffle_block(set[w], ts, len, src, out[w], op >= 4);
+                        else
+                            b2k_bitunshuffle_block(set[w], ts, len, src, out[w], op >= 4);
+                    }
+                }
+                ASSERT_SAME(got, want, len, "%s op %d ts %zu len %zu", name, op, ts, len);
+            }
+            free(src), free(want), free(got);
+        }
+}
+END_TEST
+
 /* Other typesizes up to 255 through the public functions (whatever set is active). */
 START_TEST(large_typesizes)
 {
@@ -452,6 +487,7 @@ static Suite *shuffle_suite(void)
     tcase_add_test(tc, bitshuffle_known_answer);
     tcase_add_loop_test(tc, kernel_sets_match_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]) * 32);
+    tcase_add_loop_test(tc, simd_sets_match_generic, 0, 2 * 32);
     tcase_add_test(tc, large_typesizes);
     tcase_add_loop_test(tc, matches_c_blosc1, 0, sizeof vectors / sizeof vectors[0]);
     tcase_add_test(tc, delta_known_answer);
