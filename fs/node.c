@@ -405,7 +405,14 @@ int node_commit(b2fs_node *n, int durable)
         return 0;
     }
     char err[200] = "";
+    /* other b2fs mounts of the same backing directory: one commit at a time */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    int locked = fcntl(n->fd, F_OFD_SETLKW, &fl) == 0;
     r = b2f_commit(n->frame, durable, err, sizeof err);
+    if (locked) {
+        fl.l_type = F_UNLCK;
+        fcntl(n->fd, F_OFD_SETLK, &fl);
+    }
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
                  err[0] ? ": " : "", err);
