@@ -106,6 +106,7 @@ void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t 
     }
     while (used + len > limit && tail)
         evict_locked();
+    pp = find_slot(gen, c, block); /* eviction may have freed the entry pp was in */
     e->hnext = NULL;
     *pp = e;
     lru_front(e);
