@@ -27,6 +27,8 @@ typedef __m256i V;
     _mm256_inserti128_si256(_mm256_castsi128_si256(LOAD128(p)), LOAD128(q), 1)
 #define V_STORE_LANE0(p, v) STORE128((p), _mm256_castsi256_si128(v))
 #define V_STORE_LANE1(p, v) STORE128((p), _mm256_extracti128_si256((v), 1))
+#define V_OR _mm256_or_si256
+#define V_PICK_BYTES(v, t) _mm256_shuffle_epi8((v), _mm256_broadcastsi128_si256(LOAD128(t)))
 #define V_JOIN_LANES(a, b, L) _mm256_permute2x128_si256((a), (b), (L) ? 0x31 : 0x20)
 
 #include "shuffle/simd_kernels.h"

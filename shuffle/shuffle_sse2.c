@@ -15,6 +15,7 @@ typedef __m128i V;
 #define V_ZERO() _mm_setzero_si128()
 #define V_AND _mm_and_si128
 #define V_XOR _mm_xor_si128
+#define V_OR _mm_or_si128
 #define V_SET1_64 _mm_set1_epi64x
 #define V_SRLI64 _mm_srli_epi64
 #define V_SLLI64 _mm_slli_epi64

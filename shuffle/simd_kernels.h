@@ -8,6 +8,8 @@
  *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
  *   V_STORE_LANE0(p, v), V_STORE_LANE1(p, v)   (the latter does nothing for SSE2)
  *   V_JOIN_LANES(a, b, L)  (32-byte vectors only) lane L of a, then lane L of b
+ *   V_OR, and optionally V_PICK_BYTES(v, table16): byte table16[q] of each lane of v
+ *                          (0 where the top bit of table16[q] is set; needs SSSE3)
  *
  * How the byte transposes work. The unpack instructions act on each 16-byte lane on
  * its own. Number the bytes in flight by an address whose low 4 bits are the position
@@ -207,6 +209,86 @@ B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t 
     return i;
 }
 
+#ifdef V_PICK_BYTES
+/* Typesizes 3, 5, 6 and 7, where a 16 x 16 tile would mostly carry bytes nobody
+ * wants: each 16-byte lane of a row (or of the item stream) is picked together from
+ * the ts lanes it draws on, one byte table per pair of lanes (V_PICK_BYTES). A table
+ * entry with the top bit set picks nothing. */
+enum { SMALL_MAX = 7 };
+
+/* Row j, lane of 16 items: byte p is item byte p * ts + j of the 16 * ts loaded. */
+static void SIMD(row_tables)(size_t ts, uint8_t tab[SMALL_MAX][SMALL_MAX][16])
+{
+    for (size_t j = 0; j < ts; j++)
+        for (size_t v = 0; v < ts; v++)
+            for (size_t p = 0; p < 16; p++) {
+                size_t at = p * ts + j;
+                tab[j][v][p] = at >= 16 * v && at < 16 * v + 16 ? (uint8_t)(at - 16 * v) : 0x80;
+            }
+}
+
+/* Item-stream lane v: byte q is byte (16 v + q) % ts of item (16 v + q) / ts. */
+static void SIMD(stream_tables)(size_t ts, uint8_t tab[SMALL_MAX][SMALL_MAX][16])
+{
+    for (size_t v = 0; v < ts; v++)
+        for (size_t j = 0; j < ts; j++)
+            for (size_t q = 0; q < 16; q++) {
+                size_t at = 16 * v + q;
+                tab[v][j][q] = at % ts == j ? (uint8_t)(at / ts) : 0x80;
+            }
+}
+
+B2K_INLINE size_t SIMD(shuffle_small)(size_t ts, size_t n, const uint8_t *src, uint8_t *dst,
+                                      size_t stride)
+{
+    uint8_t tab[SMALL_MAX][SMALL_MAX][16];
+    SIMD(row_tables)(ts, tab);
+    size_t i = 0;
+    for (; i + ITEMS <= n; i += ITEMS) {
+        const uint8_t *s = src + i * ts;
+        SIMD(prefetch)(s, ITEMS * ts);
+        V x[SMALL_MAX];
+#pragma GCC unroll 7
+        for (size_t v = 0; v < ts; v++)
+            x[v] = V_LOAD_LANES(s + 16 * v, s + 16 * ts + 16 * v);
+#pragma GCC unroll 7
+        for (size_t j = 0; j < ts; j++) {
+            V r = V_PICK_BYTES(x[0], tab[j][0]);
+#pragma GCC unroll 7
+            for (size_t v = 1; v < ts; v++)
+                r = V_OR(r, V_PICK_BYTES(x[v], tab[j][v]));
+            V_STOREU(dst + j * stride + i, r);
+        }
+    }
+    return i;
+}
+
+B2K_INLINE size_t SIMD(unshuffle_small)(size_t ts, size_t n, const uint8_t *src,
+                                        size_t stride, uint8_t *dst)
+{
+    uint8_t tab[SMALL_MAX][SMALL_MAX][16];
+    SIMD(stream_tables)(ts, tab);
+    size_t i = 0;
+    for (; i + ITEMS <= n; i += ITEMS) {
+        V x[SMALL_MAX];
+#pragma GCC unroll 7
+        for (size_t j = 0; j < ts; j++)
+            x[j] = V_LOADU(src + j * stride + i);
+        uint8_t *d = dst + i * ts;
+#pragma GCC unroll 7
+        for (size_t v = 0; v < ts; v++) {
+            V r = V_PICK_BYTES(x[0], tab[v][0]);
+#pragma GCC unroll 7
+            for (size_t j = 1; j < ts; j++)
+                r = V_OR(r, V_PICK_BYTES(x[j], tab[v][j]));
+            V_STORE_LANE0(d + 16 * v, r);
+            V_STORE_LANE1(d + 16 * ts + 16 * v, r);
+        }
+    }
+    return i;
+}
+#endif
+
 B2K_TARGET static void SIMD(shuffle)(size_t ts, size_t n, const uint8_t *src, uint8_t *dst,
                                      size_t stride)
 {
@@ -216,6 +298,12 @@ B2K_TARGET static void SIMD(shuffle)(size_t ts, size_t n, const uint8_t *src, ui
     case 4: done = SIMD(shuffle_pow2)(2, n, src, dst, stride); break;
     case 8: done = SIMD(shuffle_pow2)(3, n, src, dst, stride); break;
     case 16: done = SIMD(shuffle_pow2)(4, n, src, dst, stride); break;
+#ifdef V_PICK_BYTES
+    case 3: done = SIMD(shuffle_small)(3, n, src, dst, stride); break;
+    case 5: done = SIMD(shuffle_small)(5, n, src, dst, stride); break;
+    case 6: done = SIMD(shuffle_small)(6, n, src, dst, stride); break;
+    case 7: done = SIMD(shuffle_small)(7, n, src, dst, stride); break;
+#endif
     default: done = SIMD(shuffle_any)(ts, n, src, dst, stride); break;
     }
     if (done < n)
@@ -231,6 +319,12 @@ B2K_TARGET static void SIMD(unshuffle)(size_t ts, size_t n, const uint8_t *src,
     case 4: done = SIMD(unshuffle_pow2)(2, n, src, stride, dst); break;
     case 8: done = SIMD(unshuffle_pow2)(3, n, src, stride, dst); break;
     case 16: done = SIMD(unshuffle_pow2)(4, n, src, stride, dst); break;
+#ifdef V_PICK_BYTES
+    case 3: done = SIMD(unshuffle_small)(3, n, src, stride, dst); break;
+    case 5: done = SIMD(unshuffle_small)(5, n, src, stride, dst); break;
+    case 6: done = SIMD(unshuffle_small)(6, n, src, stride, dst); break;
+    case 7: done = SIMD(unshuffle_small)(7, n, src, stride, dst); break;
+#endif
     default: done = SIMD(unshuffle_any)(ts, n, src, stride, dst); break;
     }
     if (done < n)
