@@ -1,1 +1,7 @@
-# reliability tests (crash, fio, two mounts, security)
+# reliability tests (issue 7): random operations against a model, crashes, fio, two
+# mounts over one backing directory, security; they really mount b2fs (skipped loudly
+# without /dev/fuse). See README.md's reliability section for the long runs.
+REL_TESTS = \
+	tests/rel_random.sh
+TESTS += $(REL_TESTS)
+EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh
