@@ -42,6 +42,18 @@ while IFS= read -r -d '' f; do
     fi
 done < <(find "$BACK/tree" -type f -name '*.b2frame' -print0)
 check "all $n tree frames verify and decode to the original bytes" [ $bad -eq 0 -a $n -gt 10 ]
+# C-Blosc2 itself, when its reference tool is around (outside the repository)
+B2REF=${B2REF:-/tmp/ref/bin/b2ref}
+if [ -x "$B2REF" ]; then
+    bad=0
+    while IFS= read -r -d '' f; do
+        rel=${f#"$BACK/tree/"}
+        "$B2REF" cat "$f" 2>/dev/null | cmp -s - "$SRC/tree/${rel%.b2frame}" || { bad=$((bad + 1)); echo "C-Blosc2 reads differently: $rel"; }
+    done < <(find "$BACK/tree" -type f -name '*.b2frame' -print0)
+    check "C-Blosc2 ($B2REF) decodes every tree frame to the original bytes" [ $bad -eq 0 ]
+else
+    echo "note: $B2REF not found: C-Blosc2 read-back not checked"
+fi
 check "no temporary files left" [ -z "$(find "$BACK" -name '.b2fs-tmp-*')" ]
 
 mount_b2fs || { fail "remount"; finish; exit 1; }
