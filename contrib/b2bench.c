@@ -1,7 +1,10 @@
 /* b2bench: speed of the filter kernels and of chunk encode/decode, next to memcpy.
  *
  *   b2bench [--size N] [--chunk N] [--clevel N] [--reps N] [--tar FILE]
- *           [--kernels-only | --chunks-only]
+ *           [--kernels-only | --chunks-only] [--threads N] [--data series|tar]
+ *           [--codec C]... [--filter F]...
+ *   b2bench --write-series FILE [--size N]
+ *   b2bench --frame FILE [--reps N] [--threads N]
  *
  * Prints two tables on stdout, every row measured in the same run on the same buffers:
  *  1. shuffle, unshuffle, bitshuffle and bitunshuffle per kernel set (generic, sse2,
@@ -16,8 +19,13 @@
  *     each --size bytes at most, cut into --chunk byte chunks; with the compression
  *     ratio and memcpy of the same chunks.
  * Each figure is the best of --reps passes. Decoded data is compared with the input.
+ * --threads sets the chunk contexts' nthreads; --data keeps one data set; --codec and
+ * --filter (repeatable) keep only those rows. --write-series writes the float32 series
+ * of table 2 to FILE (for the mount benchmarks). --frame decodes every chunk of a frame
+ * into one chunk buffer, --reps times, as `b2ref bench` does, and prints its MB/s.
  * Sizes take K, M or G suffixes. Defaults: --size 256M --chunk 1M --clevel 5 --reps 3.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +36,18 @@
 
 #include "codec/chunk.h"
 #include "contrib/b2frame.h"
+#include "frame/frame.h"
 #include "shuffle/kernels.h"
 
-enum { BLOCK = 256 * 1024 };
+enum { BLOCK = 256 * 1024, MAX_PICKS = 16 };
+
+/* Chunk table choices from the command line. */
+struct chunk_opts {
+    size_t chunk;
+    int clevel, reps, nthreads;
+    const char *codecs[MAX_PICKS], *filters[MAX_PICKS];
+    int ncodecs, nfilters;
+};
 
 static double now(void)
 {
@@ -276,7 +293,8 @@ static double decode_chunks(b2_dctx *dx, const struct dataset *d, struct chunk_b
 }
 
 static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char *codec,
-                      const char *filters, int clevel, int reps, double t_memcpy)
+                      const char *filters, int clevel, int reps, int nthreads,
+                      double t_memcpy)
 {
     b2_cparams p;
     b2_cparams_default(&p);
@@ -289,7 +307,8 @@ static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char
     }
     b2_cctx *cx = b2_cctx_new(&p);
     b2_dctx *dx = b2_dctx_new();
-    if (cx == NULL || dx == NULL) {
+    if (cx == NULL || dx == NULL || b2_cctx_set_nthreads(cx, nthreads) != 0 ||
+        b2_dctx_set_nthreads(dx, nthreads) != 0) {
         fprintf(stderr, "b2bench: cannot make contexts for %s %s\n", codec, filters);
         b2_cctx_free(cx), b2_dctx_free(dx);
         return;
@@ -320,11 +339,17 @@ static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char
     b2_dctx_free(dx);
 }
 
-static void chunk_table(const struct dataset *d, size_t chunk, int clevel, int reps)
+static void chunk_table(const struct dataset *d, const struct chunk_opts *o)
 {
-    static const char *const codecs[] = { "blosclz", "lz4", "lz4hc", "zlib", "zstd" };
-    static const char *const filters[] = { "none", "shuffle", "bitshuffle",
-                                           "delta,shuffle" };
+    static const char *const all_codecs[] = { "blosclz", "lz4", "lz4hc", "zlib", "zstd" };
+    static const char *const all_filters[] = { "none", "shuffle", "bitshuffle",
+                                               "delta,shuffle" };
+    const char *const *codecs = o->ncodecs ? o->codecs : all_codecs;
+    const char *const *filters = o->nfilters ? o->filters : all_filters;
+    size_t ncodecs = o->ncodecs ? (size_t)o->ncodecs : sizeof all_codecs / sizeof *all_codecs;
+    size_t nfilters = o->nfilters ? (size_t)o->nfilters : sizeof all_filters / sizeof *all_filters;
+    size_t chunk = o->chunk;
+    int clevel = o->clevel, reps = o->reps;
     struct chunk_bufs cb = { .chunk = chunk, .nchunks = (d->len + chunk - 1) / chunk };
     cb.comp = xmalloc(cb.nchunks * (chunk + B2_MAX_OVERHEAD));
     cb.out = xmalloc(d->len);
@@ -334,16 +359,17 @@ static void chunk_table(const struct dataset *d, size_t chunk, int clevel, int r
         double t = memcpy_chunks(d, &cb);
         tm = t < tm ? t : tm;
     }
-    printf("Chunks: %s, %zu bytes, typesize %d, %zu KiB chunks, clevel %d, 1 thread,"
-           " best of %d\n", d->name, d->len, d->typesize, chunk >> 10, clevel, reps);
+    printf("Chunks: %s, %zu bytes, typesize %d, %zu KiB chunks, clevel %d, %d thread(s),"
+           " best of %d\n", d->name, d->len, d->typesize, chunk >> 10, clevel, o->nthreads,
+           reps);
     printf("%-9s %-14s %7s %9s %6s %9s %6s\n", "codec", "filters", "ratio", "enc MB/s",
            "x mcpy", "dec MB/s", "x mcpy");
     printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", "memcpy", "-", 1.0,
            mbps(d->len, tm), 1.0, mbps(d->len, tm), 1.0);
     fflush(stdout);
-    for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++)
-        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++)
-            chunk_row(d, &cb, codecs[c], filters[f], clevel, reps, tm);
+    for (size_t c = 0; c < ncodecs; c++)
+        for (size_t f = 0; f < nfilters; f++)
+            chunk_row(d, &cb, codecs[c], filters[f], clevel, reps, o->nthreads, tm);
     printf("(x mcpy = speed / memcpy speed on the same chunks)\n\n");
     free(cb.comp), free(cb.out), free(cb.clen);
 }
@@ -351,8 +377,70 @@ static void chunk_table(const struct dataset *d, size_t chunk, int clevel, int r
 static int usage(void)
 {
     fprintf(stderr, "usage: b2bench [--size N] [--chunk N] [--clevel N] [--reps N]"
-                    " [--tar FILE] [--kernels-only | --chunks-only]\n");
+                    " [--tar FILE] [--kernels-only | --chunks-only] [--threads N]\n"
+                    "               [--data series|tar] [--codec C]... [--filter F]...\n"
+                    "       b2bench --write-series FILE [--size N]\n"
+                    "       b2bench --frame FILE [--reps N] [--threads N]\n");
     return 2;
+}
+
+static int write_series(const char *path, size_t size)
+{
+    uint8_t *buf = xmalloc(size);
+    fill_series(buf, size);
+    FILE *f = fopen(path, "wb");
+    int ok = f != NULL && fwrite(buf, 1, size, f) == size;
+    ok = f != NULL && fclose(f) == 0 && ok;
+    free(buf);
+    if (!ok)
+        fprintf(stderr, "b2bench: cannot write %s\n", path);
+    return ok ? 0 : 1;
+}
+
+/* Every chunk of a frame decoded into one chunk-sized buffer, reps times: the same work
+ * as `b2ref bench`, so the two figures compare. */
+static int frame_bench(const char *path, int reps, int nthreads)
+{
+    int fd = open(path, O_RDONLY);
+    b2_frame *f = NULL;
+    char err[256] = "";
+    int rc = fd < 0 ? -1 : b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "b2bench: %s: %s\n", path, fd < 0 ? "cannot open" : bt_reason(rc, err));
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    size_t cap = 0;
+    for (int64_t n = 0; n < st.nchunks; n++) {
+        uint64_t off;
+        int32_t nb = 0;
+        if (b2f_chunk_span(f, n, &off, &nb) == 0 && (size_t)nb > cap)
+            cap = (size_t)nb;
+    }
+    uint8_t *buf = xmalloc(cap ? cap : 1);
+    b2_dctx *dx = b2_dctx_new();
+    rc = dx == NULL ? B2E_NOMEM : b2_dctx_set_nthreads(dx, nthreads);
+    int64_t total = 0;
+    double t0 = now();
+    for (int r = 0; r < reps && rc >= 0; r++)
+        for (int64_t n = 0; n < st.nchunks && rc >= 0; n++) {
+            rc = b2f_read_chunk(f, dx, n, buf, cap);
+            total += rc > 0 ? rc : 0;
+        }
+    double t = now() - t0;
+    if (rc < 0)
+        fprintf(stderr, "b2bench: %s: %s\n", path, b2f_strerror(rc));
+    else
+        printf("%.1f MB/s (%lld bytes in %.3f s, b2fs, %d thread(s))\n", mbps((size_t)total, t),
+               (long long)total, t, nthreads);
+    b2_dctx_free(dx);
+    free(buf);
+    b2f_close(f);
+    close(fd);
+    return rc < 0;
 }
 
 int main(int argc, char **argv)
@@ -365,8 +453,18 @@ int main(int argc, char **argv)
         { "tar", required_argument, NULL, 't' },
         { "kernels-only", no_argument, NULL, 'k' },
         { "chunks-only", no_argument, NULL, 'C' },
+        { "threads", required_argument, NULL, 'T' },
+        { "data", required_argument, NULL, 'd' },
+        { "codec", required_argument, NULL, 'x' },
+        { "filter", required_argument, NULL, 'f' },
+        { "write-series", required_argument, NULL, 'w' },
+        { "frame", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 },
     };
+    struct chunk_opts co = { .nthreads = 1 };
+    const char *series_out = NULL, *frame = NULL;
+    int use_series = 1, use_tar = 1;
+    long nthreads = 1;
     int64_t size = 256 << 20, chunk = 1 << 20;
     long clevel = 5, reps = 3;
     const char *tar = NULL;
@@ -381,6 +479,24 @@ int main(int argc, char **argv)
         case 't': tar = optarg; break;
         case 'k': chunks = 0; break;
         case 'C': kernels = 0; break;
+        case 'T': bad = bt_parse_int(optarg, 1, B2_MAX_THREADS, &nthreads) < 0; break;
+        case 'd':
+            use_series = !strcmp(optarg, "series");
+            use_tar = !strcmp(optarg, "tar");
+            bad = !use_series && !use_tar;
+            break;
+        case 'x':
+            bad = co.ncodecs == MAX_PICKS || b2_codec_from_name(optarg) < 0;
+            if (!bad)
+                co.codecs[co.ncodecs++] = optarg;
+            break;
+        case 'f':
+            bad = co.nfilters == MAX_PICKS;
+            if (!bad)
+                co.filters[co.nfilters++] = optarg;
+            break;
+        case 'w': series_out = optarg; break;
+        case 'F': frame = optarg; break;
         default: bad = 1;
         }
         if (bad)
@@ -388,20 +504,28 @@ int main(int argc, char **argv)
     }
     if (optind != argc || (!kernels && !chunks))
         return usage();
+    if (series_out != NULL)
+        return write_series(series_out, (size_t)size);
+    if (frame != NULL)
+        return frame_bench(frame, (int)reps, (int)nthreads);
+    co.chunk = (size_t)chunk, co.clevel = (int)clevel, co.reps = (int)reps;
+    co.nthreads = (int)nthreads;
 
     if (kernels)
         kernel_table((size_t)size, (int)reps);
-    if (chunks) {
+    if (chunks && use_series) {
         uint8_t *series = xmalloc((size_t)size);
         fill_series(series, (size_t)size);
         struct dataset f32 = { "float32 series (sine + noise)", series, (size_t)size, 4 };
-        chunk_table(&f32, (size_t)chunk, (int)clevel, (int)reps);
+        chunk_table(&f32, &co);
         free(series);
+    }
+    if (chunks && use_tar) {
         size_t tlen = 0;
         uint8_t *t = load_tar(tar, (size_t)size, &tlen);
         if (t != NULL && tlen > 0) {
             struct dataset tr = { tar ? tar : "tar of /usr/include", t, tlen, 1 };
-            chunk_table(&tr, (size_t)chunk, (int)clevel, (int)reps);
+            chunk_table(&tr, &co);
         }
         free(t);
     }
