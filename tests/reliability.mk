@@ -2,6 +2,10 @@
 # mounts over one backing directory, security; they really mount b2fs (skipped loudly
 # without /dev/fuse). See README.md's reliability section for the long runs.
 REL_TESTS = \
-	tests/rel_random.sh
+	tests/rel_random.sh \
+	tests/rel_crash.sh
 TESTS += $(REL_TESTS)
 EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh
+
+check_PROGRAMS += tests/rel_crashwriter
+tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c
