@@ -56,8 +56,7 @@ B2K_INLINE size_t SIMD(row_of)(unsigned m, unsigned k)
  * The rows of a block lie a power of two apart, so lines being written to many rows at
  * once compete for the same cache sets. Hence two groups of ITEMS items are transposed
  * before anything is stored, so that each row receives whole lines; and only the first
- * DIRECT_ROWS rows are written in place: the others go to a staging buffer in L1 and
- * are copied out one row at a time after each tile. */
+ * DIRECT_ROWS rows are written in place, the others a little later (see RING_LAG). */
 B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 {
     const unsigned ts = 1u << m;
@@ -69,7 +68,7 @@ B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
         SIMD(round)(x, ts, (m - 1) - r % m);
 }
 
-enum { DIRECT_ROWS = 4, STAGE_BYTES = 16384 };
+enum { DIRECT_ROWS = 4 };
 
 /* The shuffles prefetch their source this far ahead: the hardware prefetchers alone
  * leave these loops well behind memcpy when the source is not cached. (Prefetching the
@@ -83,14 +82,68 @@ B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len)
         __builtin_prefetch(p + PREFETCH_AHEAD + l);
 }
 
-B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
+/* Rows past DIRECT_ROWS of step s go to ring slot s % RING_SLOTS and reach the block
+ * RING_LAG steps later, so that they land in other cache sets than the rows written
+ * directly, and the copy overlaps the (shuffle-port bound) transposes. */
+enum { RING_SLOTS = 16, RING_LAG = 8 };
+
+B2K_INLINE void SIMD(flush_slot)(unsigned ts, const uint8_t *slot, uint8_t *dst,
+                                 size_t stride)
+{
+#pragma GCC unroll 16
+    for (unsigned row = DIRECT_ROWS; row < ts; row++) {
+        const uint8_t *s = slot + (row - DIRECT_ROWS) * 2 * VBYTES;
+        V a = V_LOADU(s), b = V_LOADU(s + VBYTES);
+        V_STOREU(dst + row * stride, a);
+        V_STOREU(dst + row * stride + VBYTES, b);
+    }
+}
+
+B2K_INLINE size_t SIMD(shuffle_ring)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
                                      size_t stride)
 {
     const unsigned ts = 1u << m;
+    const size_t step = 2 * ITEMS, nsteps = n / step;
+    const size_t slot_bytes = ts > DIRECT_ROWS ? (ts - DIRECT_ROWS) * 2 * VBYTES : 1;
+    _Alignas(64) uint8_t ring[RING_SLOTS * (8 - DIRECT_ROWS) * 2 * VBYTES];  /* ts <= 8 */
+    for (size_t c = 0; c < nsteps; c++) {
+        size_t i = c * step;
+        V x[16], y[16];
+        SIMD(prefetch)(src + i * ts, step * ts);
+        SIMD(shuffle_group)(m, src + i * ts, x);
+        SIMD(shuffle_group)(m, src + (i + ITEMS) * ts, y);
+        uint8_t *slot = ring + (c % RING_SLOTS) * slot_bytes;
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < ts; k++) {
+            size_t row = SIMD(row_of)(m, k);
+            uint8_t *d = row < DIRECT_ROWS ? dst + row * stride + i
+                                           : slot + (row - DIRECT_ROWS) * 2 * VBYTES;
+            V_STOREU(d, x[k]);
+            V_STOREU(d + VBYTES, y[k]);
+        }
+        if (ts > DIRECT_ROWS && c >= RING_LAG)
+            SIMD(flush_slot)(ts, ring + ((c - RING_LAG) % RING_SLOTS) * slot_bytes,
+                             dst + (c - RING_LAG) * step, stride);
+    }
+    if (ts > DIRECT_ROWS)
+        for (size_t c = nsteps > RING_LAG ? nsteps - RING_LAG : 0; c < nsteps; c++)
+            SIMD(flush_slot)(ts, ring + (c % RING_SLOTS) * slot_bytes, dst + c * step,
+                             stride);
+    return nsteps * step;
+}
+
+/* For typesize 16 a ring slot would hold 12 rows, and the copies no longer hide behind
+ * the transposes: there the other rows go to a staging tile in L1 instead, copied out
+ * one row at a time after each tile. */
+enum { STAGE_BYTES = 16384 };
+
+B2K_INLINE size_t SIMD(shuffle_staged)(unsigned m, size_t n, const uint8_t *src,
+                                       uint8_t *dst, size_t stride)
+{
+    const unsigned ts = 1u << m;
     const size_t step = 2 * ITEMS, done = n - n % step;
-    const size_t tile = ts > DIRECT_ROWS ? STAGE_BYTES / (ts - DIRECT_ROWS) / step * step
-                                         : done + 1;
-    _Alignas(64) uint8_t stage[ts > DIRECT_ROWS ? STAGE_BYTES : 1];
+    const size_t tile = STAGE_BYTES / (ts - DIRECT_ROWS) / step * step;
+    _Alignas(64) uint8_t stage[STAGE_BYTES];
     for (size_t i0 = 0; i0 < done; i0 += tile) {
         size_t len = done - i0 < tile ? done - i0 : tile;
         for (size_t i = 0; i < len; i += step) {
@@ -111,6 +164,13 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
             memcpy(dst + row * stride + i0, stage + (row - DIRECT_ROWS) * tile, len);
     }
     return done;
+}
+
+B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
+                                     size_t stride)
+{
+    return m == 4 ? SIMD(shuffle_staged)(m, n, src, dst, stride)
+                  : SIMD(shuffle_ring)(m, n, src, dst, stride);
 }
 
 B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
