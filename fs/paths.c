@@ -11,8 +11,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct {
@@ -185,6 +187,19 @@ int loc_open_dir(const char *path)
     return r;
 }
 
+/* A temporary name left by a b2fs that died (crash, kill -9) between creating a file and
+ * renaming it into place: removed when its process is gone and it is an hour old. */
+static void remove_stale_temp(int dfd, const char *name)
+{
+    long pid = strtol(name + sizeof temp_prefix - 1, NULL, 10);
+    struct stat st;
+    if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+        return;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        time(NULL) - st.st_mtime > 3600)
+        unlinkat(dfd, name, 0);
+}
+
 struct entry {
     char *name;
     int reg;
@@ -215,6 +230,8 @@ int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
     int r = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
+        if (name_is_temp(de->d_name))
+            remove_stale_temp(dirfd(d), de->d_name);
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || name_is_temp(de->d_name))
             continue;
         if (n == cap) {

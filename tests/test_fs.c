@@ -107,6 +107,11 @@ static void make_tree(void)
     put("y.b2nd", "frame");
     put("z.blp", "bloscpack");
     put(".b2fs-tmp-1-1", "temp");
+    put(".b2fs-tmp-999999999-1", "stale temp");   /* no such process */
+    char old[128];
+    snprintf(old, sizeof old, "%s/.b2fs-tmp-999999999-1", tmpl);
+    struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, old, ts, 0), 0);
     char p[128];
     snprintf(p, sizeof p, "%s/d.b2frame", tmpl);
     ck_assert_int_eq(mkdir(p, 0755), 0);
@@ -158,6 +163,12 @@ START_TEST(mapping)
     ck_assert_int_eq(dir_list(dfd, collect, list), 0);
     /* x.b2frame shadows x; y.b2f shadows y.b2nd; temporary names never show */
     ck_assert_str_eq(list, "d.b2frame l.b2frame s sub x y z ");
+
+    char stale[128];
+    snprintf(stale, sizeof stale, "%s/.b2fs-tmp-999999999-1", tmpl);
+    ck_assert_msg(access(stale, F_OK) != 0, "a stale temporary file is removed by a listing");
+    snprintf(stale, sizeof stale, "%s/.b2fs-tmp-1-1", tmpl);
+    ck_assert_msg(access(stale, F_OK) == 0, "a temporary file of a live process stays");
 
     expect("/x", 0, B2FS_FRAME, "x.b2frame");
     expect("/y", 0, B2FS_FRAME, "y.b2f");
