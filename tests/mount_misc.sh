@@ -112,7 +112,7 @@ unmount_b2fs
 
 # the way /etc/fstab mounts it (BACKING MOUNTPOINT fuse.b2fs codec=zstd,clevel=3 0 0):
 # mount(8) runs mount.fuse3, which runs `b2fs BACKING MOUNTPOINT -o OPTIONS`
-if command -v mount.fuse3 >/dev/null; then
+if command -v mount.fuse3 >/dev/null && [ "$(id -u)" = 0 ]; then
     PATH="$(dirname "$B2FS"):$PATH" mount.fuse3 "$BACK" "$MNT" -t fuse.b2fs -o rw,noatime,codec=zstd,clevel=3 2>"$WORK/mount.err"
     check "mount.fuse3 BACK MNT -t fuse.b2fs -o rw,noatime,codec=zstd,clevel=3" grep -q " $MNT fuse.b2fs " /proc/mounts
     cat "$WORK/mount.err"
