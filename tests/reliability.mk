@@ -3,9 +3,12 @@
 # without /dev/fuse). See README.md's reliability section for the long runs.
 REL_TESTS = \
 	tests/rel_random.sh \
-	tests/rel_crash.sh
+	tests/rel_crash.sh \
+	tests/rel_fio.sh
 TESTS += $(REL_TESTS)
 EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh
 
 check_PROGRAMS += tests/rel_crashwriter
 tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c
+check_PROGRAMS += tests/rel_torn
+tests_rel_torn_SOURCES = tests/rel_torn.c
