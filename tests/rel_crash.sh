@@ -28,7 +28,7 @@ wseed() { local x=0; [ "$2" = b ] && x=1; echo $(($1 * 2 + x + ${REL_CRASH_SEED:
 for r in $(seq 1 "$rounds"); do
     round_ok=1
     rel_mount "${opts[@]}" || { fail "round $r: mount"; break; }
-    pid=$(cat "$WORK/b2fs.pid")
+    pid=$(cat "$(rel_pidfile)")
     wpids=()
     for w in a b; do
         "$WRITER" -s "$(wseed $r $w)" write "$MNT/f$r$w" "$WORK/j$r$w" \
@@ -44,7 +44,7 @@ for r in $(seq 1 "$rounds"); do
     done
     wait "$pid" 2>/dev/null
     fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null
-    rm -f "$WORK/b2fs.pid"
+    rm -f "$(rel_pidfile)"
     if ! rel_frames_ok "$BACK"; then round_ok=0; echo "round $r: invalid frame after the kill"; fi
     for w in a b; do
         f="$BACK/f$r$w.b2frame"

@@ -1,15 +1,17 @@
 # Shared by the reliability tests (tests/rel_*.sh), sourced after lib.sh and mount_lib.sh.
 # The daemon's pid is kept in a file so that another process (b2fsx's remount command,
 # a crash round) can unmount, kill or remount the same mount.
-# rel_mount ARGS...      mount_b2fs ARGS, pid in $WORK/b2fs.pid
+# rel_mount ARGS...      mount_b2fs ARGS on $MNT, pid in $(rel_pidfile) (one per MNT)
 # rel_unmount            unmount, wait until the daemon has exited (it commits first)
 # rel_remount ARGS...    both
 # rel_remount_cmd ARGS...  prints a shell command that does rel_remount ARGS from anywhere
 # rel_frames_ok DIR      every file under DIR is a valid frame (b2frame verify); names bad ones
 
+rel_pidfile() { echo "$WORK/b2fs.$(basename "$MNT").pid"; }
+
 rel_mount() {
     mount_b2fs "$@" || return 1
-    echo "$B2FS_PID" >"$WORK/b2fs.pid"
+    echo "$B2FS_PID" >"$(rel_pidfile)"
 }
 
 # rel_wait_gone PID: waits (up to 60 s) until PID has exited
@@ -25,7 +27,7 @@ rel_wait_gone() {
 
 rel_unmount() {
     local pid i
-    pid=$(cat "$WORK/b2fs.pid" 2>/dev/null)
+    pid=$(cat "$(rel_pidfile)" 2>/dev/null)
     for i in $(seq 1 50); do
         grep -q " $MNT fuse.b2fs " /proc/mounts || break
         fusermount3 -u "$MNT" 2>/dev/null && break
@@ -35,7 +37,7 @@ rel_unmount() {
         rel_wait_gone "$pid" || return 1
         wait "$pid" 2>/dev/null
     fi
-    rm -f "$WORK/b2fs.pid"
+    rm -f "$(rel_pidfile)"
     B2FS_PID=
     ! grep -q " $MNT fuse.b2fs " /proc/mounts
 }

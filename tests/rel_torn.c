@@ -5,7 +5,8 @@
  *                                               generation, fsync after every few
  *   rel_torn read FILE RECSIZE NRECS SECONDS    reads whole records with O_DIRECT (past the
  *                                               page cache, so every read is b2fs's) and
- *                                               checks each one
+ *                                               checks each one; says the newest
+ *                                               generation it saw
  *
  * A record: magic, record number, generation, a hash of the rest, then bytes made from
  * (number, generation): a mix of a ramp, a repeated value and noise so that the record
@@ -110,7 +111,7 @@ static int reader(const char *path, size_t size, uint64_t nrecs, double secs)
         perror(path);
         return 2;
     }
-    uint64_t checked = 0, bad = 0, s = (uint64_t)getpid() * 2654435761u + 1;
+    uint64_t checked = 0, bad = 0, maxgen = 0, s = (uint64_t)getpid() * 2654435761u + 1;
     double end = now() + secs;
     while (now() < end) {
         s ^= s << 13;
@@ -124,6 +125,8 @@ static int reader(const char *path, size_t size, uint64_t nrecs, double secs)
             return 1;
         }
         checked++;
+        if (check_record(buf, size, num) && get64(buf + 16) > maxgen)
+            maxgen = get64(buf + 16);
         if (!check_record(buf, size, num)) {
             if (bad++ < 5)
                 fprintf(stderr, "rel_torn: record %" PRIu64 " is torn (generation %" PRIu64 ")\n",
@@ -131,7 +134,8 @@ static int reader(const char *path, size_t size, uint64_t nrecs, double secs)
         }
     }
     close(fd);
-    printf("rel_torn: %" PRIu64 " records checked, %" PRIu64 " torn\n", checked, bad);
+    printf("rel_torn: %" PRIu64 " records checked, %" PRIu64 " torn, newest generation %" PRIu64
+           "\n", checked, bad, maxgen);
     return bad ? 1 : 0;
 }
 

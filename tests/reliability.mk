@@ -4,9 +4,11 @@
 REL_TESTS = \
 	tests/rel_random.sh \
 	tests/rel_crash.sh \
-	tests/rel_fio.sh
+	tests/rel_fio.sh \
+	tests/rel_twomounts.sh
 TESTS += $(REL_TESTS)
-EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh
+# tests/rel_twomounts_writers.sh joins REL_TESTS once fs-bugs R1/R2 are fixed
+EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_twomounts_writers.sh
 
 check_PROGRAMS += tests/rel_crashwriter
 tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c
