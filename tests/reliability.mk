@@ -5,7 +5,8 @@ REL_TESTS = \
 	tests/rel_random.sh \
 	tests/rel_crash.sh \
 	tests/rel_fio.sh \
-	tests/rel_twomounts.sh
+	tests/rel_twomounts.sh \
+	tests/rel_security.sh
 TESTS += $(REL_TESTS)
 # tests/rel_twomounts_writers.sh joins REL_TESTS once fs-bugs R1/R2 are fixed
 EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_twomounts_writers.sh
