@@ -73,6 +73,9 @@ typedef struct b2_codec_state {
     void *zstd_c;        /* ZSTD_CCtx */
     void *zstd_d;        /* ZSTD_DCtx */
     void *zstd_ddict;    /* ZSTD_DDict for dict_copy */
+    void *zlib_c;        /* z_stream set up by deflateInit at level zlib_c_level */
+    int zlib_c_level;
+    void *zlib_d;        /* z_stream set up by inflateInit */
     uint8_t *dict_copy;  /* the dictionary zstd_ddict was made from */
     int32_t dict_copy_len;
     const uint8_t *dict; /* dictionary of the chunk being decoded, or NULL */

@@ -1,6 +1,7 @@
 /* The stream codecs behind one table: each compresses or decompresses one stream. */
 #include <lz4.h>
 #include <lz4hc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -53,24 +54,61 @@ static int lz4_d(b2_codec_state *st, const uint8_t *src, int32_t len, uint8_t *d
     return n < 0 ? B2E_CORRUPT : n;
 }
 
+/* One deflate and one inflate stream per context, reset for each block: compress2()
+ * and uncompress() would allocate and set up fresh ones (~270 KiB) every time. The
+ * output is the same: a reset stream is a freshly initialised one. */
 static int zlib_c(b2_codec_state *st, int clevel, const uint8_t *src, int32_t len,
                   uint8_t *dst, int32_t cap)
 {
-    (void)st;
-    uLongf out = (uLongf)cap;
-    if (compress2(dst, &out, src, (uLong)len, clevel) != Z_OK)
-        return 0;
-    return (int)out;
+    z_stream *z = st->zlib_c;
+    if (z != NULL && st->zlib_c_level != clevel) {
+        deflateEnd(z);
+        free(z);
+        z = st->zlib_c = NULL;
+    }
+    if (z == NULL) {
+        if ((z = calloc(1, sizeof *z)) == NULL)
+            return B2E_NOMEM;
+        if (deflateInit(z, clevel) != Z_OK) {
+            free(z);
+            return B2E_NOMEM;
+        }
+        st->zlib_c = z;
+        st->zlib_c_level = clevel;
+    } else if (deflateReset(z) != Z_OK) {
+        return B2E_PARAM;
+    }
+    z->next_in = (Bytef *)(uintptr_t)src;
+    z->avail_in = (uInt)len;
+    z->next_out = dst;
+    z->avail_out = (uInt)cap;
+    if (deflate(z, Z_FINISH) != Z_STREAM_END)
+        return 0;   /* did not fit */
+    return (int)z->total_out;
 }
 
 static int zlib_d(b2_codec_state *st, const uint8_t *src, int32_t len, uint8_t *dst,
                   int32_t cap)
 {
-    (void)st;
-    uLongf out = (uLongf)cap;
-    if (uncompress(dst, &out, src, (uLong)len) != Z_OK)
+    z_stream *z = st->zlib_d;
+    if (z == NULL) {
+        if ((z = calloc(1, sizeof *z)) == NULL)
+            return B2E_NOMEM;
+        if (inflateInit(z) != Z_OK) {
+            free(z);
+            return B2E_NOMEM;
+        }
+        st->zlib_d = z;
+    } else if (inflateReset(z) != Z_OK) {
+        return B2E_PARAM;
+    }
+    z->next_in = (Bytef *)(uintptr_t)src;
+    z->avail_in = (uInt)len;
+    z->next_out = dst;
+    z->avail_out = (uInt)cap;
+    if (inflate(z, Z_FINISH) != Z_STREAM_END)
         return B2E_CORRUPT;
-    return (int)out;
+    return (int)z->total_out;
 }
 
 /* C-Blosc2's zstd levels: 2 * clevel - 1, the maximum at 9 and close to it at 8. */
@@ -175,5 +213,11 @@ void b2_codec_state_release(b2_codec_state *st)
     ZSTD_freeDCtx(st->zstd_d);
     ZSTD_freeDDict(st->zstd_ddict);
     free(st->dict_copy);
+    if (st->zlib_c != NULL)
+        deflateEnd(st->zlib_c);
+    if (st->zlib_d != NULL)
+        inflateEnd(st->zlib_d);
+    free(st->zlib_c);
+    free(st->zlib_d);
     memset(st, 0, sizeof *st);
 }
