@@ -41,15 +41,18 @@ static int undone(uint8_t f)
 int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
                          uint8_t *spare, const uint8_t *dref, uint8_t *out)
 {
+    /* Delta works in place: the last (un)shuffle writes straight into out and any delta
+     * after it runs there, which saves a copy of the block. */
     int left = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
-        left += undone(in->filters[i]);
+        left += undone(in->filters[i]) && in->filters[i] != B2_DELTA;
     uint8_t *cur = buf;
     for (int i = B2_MAX_FILTERS - 1; i >= 0; i--) {
         uint8_t f = in->filters[i];
         if (!undone(f))
             continue;
-        left--;
+        if (f != B2_DELTA)
+            left--;
         if (f == B2_DELTA) {
             /* Block 0 is its own reference; the others use the decoded block 0. */
             b2_delta_decode(offset == 0 ? cur : dref, offset, len, in->typesize, cur);
