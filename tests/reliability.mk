@@ -9,9 +9,19 @@ REL_TESTS = \
 	tests/rel_security.sh
 TESTS += $(REL_TESTS)
 # tests/rel_twomounts_writers.sh joins REL_TESTS once fs-bugs R1/R2 are fixed
-EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_twomounts_writers.sh
+EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_twomounts_writers.sh tests/rel_valgrind.sh
 
 check_PROGRAMS += tests/rel_crashwriter
 tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c
 check_PROGRAMS += tests/rel_torn
 tests_rel_torn_SOURCES = tests/rel_torn.c
+
+# valgrind over the unit tests and a mount session (slow: not part of make check)
+valgrind: $(check_PROGRAMS) $(bin_PROGRAMS)
+	top_srcdir=$(abs_top_srcdir) top_builddir=$(abs_top_builddir) $(SHELL) $(top_srcdir)/tests/rel_valgrind.sh
+.PHONY: valgrind
+
+# for contrib/run-tests: the fuzz targets (tests/fuzz.mk), one per line
+print-fuzz-targets:
+	@for t in $(FUZZ_TARGETS); do echo $$t; done
+.PHONY: print-fuzz-targets
