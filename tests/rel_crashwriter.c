@@ -4,8 +4,9 @@
  *       seeded writes, appends, truncates, fsyncs, close/reopens and read-backs on FILE
  *       until an operation fails (the daemon was killed) or 100000 operations are done.
  *       After each operation a line goes to JOURNAL: "done K" (operation K returned),
- *       "fsync K" (operations 0..K are fsync'ed). Exit 0 when it stopped on an error,
- *       1 when a read-back differed from what was written.
+ *       "fsync K" (operations 0..K are fsync'ed). Exit 0 when it stopped on an error (or
+ *       a short read or write: the daemon died between two requests of one call), 1 when
+ *       a read-back differed from what was written.
  *   rel_crashwriter -s SEED [-m MAXSIZE] check FILE JOURNAL
  *       FILE holds the recovered contents (or does not exist). Passes (exit 0) when FILE
  *       equals the contents after some operation K that was started (K <= last done + 1)
@@ -139,10 +140,9 @@ static int do_write(const char *path)
         case OP_APPEND:
             op_data(&op, buf);
             n = pwrite(fd, buf, op.len, (off_t)op.off);
-            if (n >= 0 && (uint64_t)n != op.len) {
-                fprintf(stderr, "op %ld: short write %zd of %" PRIu64 "\n", k, n, op.len);
-                return 1;
-            }
+            /* the daemon died between the requests of one write: it stops here too */
+            if (n >= 0 && (uint64_t)n != op.len)
+                return stop(k, "short write", EIO);
             break;
         case OP_TRUNCATE: n = ftruncate(fd, (off_t)op.len); break;
         case OP_FSYNC: n = fsync(fd); break;
@@ -156,6 +156,9 @@ static int do_write(const char *path)
         case OP_READ: {
             uint64_t want = op.off + op.len > msize ? msize - op.off : op.len;
             n = pread(fd, got, op.len, (off_t)op.off);
+            /* short: the daemon died between the requests of one read; what came is checked */
+            if (n >= 0 && (uint64_t)n < want && memcmp(got, model + op.off, (size_t)n) == 0)
+                return stop(k, "short read", EIO);
             if (n >= 0 && ((uint64_t)n != want || memcmp(got, model + op.off, want) != 0)) {
                 fprintf(stderr, "op %ld: read at %" PRIu64 " len %" PRIu64
                         " differs from what was written (got %zd bytes)\n", k, op.off, op.len, n);
