@@ -25,7 +25,7 @@
  * is loaded from two 16-byte pieces 16 items apart, so that both lanes go through the
  * same rounds and each row comes out as 32 consecutive items.
  * Other typesizes go through 16 x 16 byte tiles (16 items x 16 bytes of each), which
- * are the case m = 4 above.
+ * are the case m = 4 above, except 3, 5, 6 and 7 where V_PICK_BYTES exists.
  */
 
 #define B2K_INLINE static inline __attribute__((always_inline)) B2K_TARGET
@@ -52,11 +52,7 @@ B2K_INLINE size_t SIMD(row_of)(unsigned m, unsigned k)
     return m == 3 ? rows8[k] : k;
 }
 
-/* Typesize 2^m: returns how many items were done (a multiple of 2 * ITEMS).
- * The rows of a block lie a power of two apart, so lines being written to many rows at
- * once compete for the same cache sets. Hence two groups of ITEMS items are transposed
- * before anything is stored, so that each row receives whole lines; and only the first
- * DIRECT_ROWS rows are written in place, the others a little later (see RING_LAG). */
+/* The transpose of ITEMS items of typesize 2^m into x (row row_of(m, k) in x[k]). */
 B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 {
     const unsigned ts = 1u << m;
@@ -166,6 +162,11 @@ B2K_INLINE size_t SIMD(shuffle_staged)(unsigned m, size_t n, const uint8_t *src,
     return done;
 }
 
+/* Typesize 2^m: returns how many items were done (a multiple of 2 * ITEMS).
+ * The rows of a block lie a power of two apart, so lines being written to many rows at
+ * once compete for the same cache sets. Hence two groups of ITEMS items are transposed
+ * before anything is stored, so that each row receives whole lines; and only the first
+ * DIRECT_ROWS rows are written in place, the others a little later (ring or staging). */
 B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, uint8_t *dst,
                                      size_t stride)
 {
