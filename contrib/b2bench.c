@@ -11,14 +11,14 @@
  *     avx2) for typesizes 2, 4, 8 and 16, on 256 KiB blocks, as Blosc runs them: one
  *     side of each call is a block-sized buffer that stays in cache, the other walks
  *     through --size bytes of memory (shuffle reads it, unshuffle writes it); memcpy
- *     is timed the same way in the same direction. A second pair of columns has both
- *     sides in cache (the fastest of many single calls, which other load on the
- *     machine disturbs least).
+ *     is timed the same way in the same direction, taking turns with the kernel block
+ *     by block. A second pair of columns has both sides in cache. Each figure is the
+ *     fastest single call, which other load on the machine disturbs least.
  *  2. chunk encode and decode, one thread, per codec and filter pipeline, on a smooth
  *     float32 series with noise (typesize 4) and on a tar of /usr/include (typesize 1),
  *     each --size bytes at most, cut into --chunk byte chunks; with the compression
  *     ratio and memcpy of the same chunks.
- * Each figure is the best of --reps passes. Decoded data is compared with the input.
+ * Chunk figures are the best of --reps passes. Decoded data is compared with the input.
  * --threads sets the chunk contexts' nthreads; --data keeps one data set; --codec and
  * --filter (repeatable) keep only those rows. --write-series writes the float32 series
  * of table 2 to FILE (for the mount benchmarks). --frame decodes every chunk of a frame
@@ -143,19 +143,27 @@ struct kbufs {
     size_t size;
 };
 
-/* Seconds for one pass through big: from it into the cached block (reads_big), or
- * from the cached block into it. */
-static double stream_pass(const struct kbufs *b, block_op op, const b2_kernels *k,
-                          size_t ts, int reads_big)
+/* Shortest call on a block of big (not in cache), memcpy and op taking turns on
+ * consecutive blocks through reps passes: from big into the cached block (reads_big),
+ * or from the cached block into big. */
+static void stream_calls(const struct kbufs *b, block_op op, const b2_kernels *k,
+                         size_t ts, int reads_big, int reps, double *t_memcpy,
+                         double *t_op)
 {
-    double t0 = now();
-    for (size_t off = 0; off + BLOCK <= b->size; off += BLOCK) {
-        if (reads_big)
-            op(k, ts, BLOCK, b->big + off, b->blk);
-        else
-            op(k, ts, BLOCK, b->blk, b->big + off);
-    }
-    return now() - t0;
+    *t_memcpy = *t_op = 1e30;
+    for (int r = 0; r < reps; r++)
+        for (size_t off = 0; off + BLOCK <= b->size; off += BLOCK) {
+            int mine = (off / BLOCK + (size_t)r) % 2;
+            block_op f = mine ? op : op_memcpy;
+            double t0 = now();
+            if (reads_big)
+                f(k, ts, BLOCK, b->big + off, b->blk);
+            else
+                f(k, ts, BLOCK, b->blk, b->big + off);
+            double t = now() - t0;
+            double *best = mine ? t_op : t_memcpy;
+            *best = t < *best ? t : *best;
+        }
 }
 
 /* Shortest of many calls on one block with both sides in cache, alternating memcpy
@@ -175,22 +183,14 @@ static void cached_calls(const struct kbufs *b, block_op op, const b2_kernels *k
     }
 }
 
-/* Best of reps passes of op and of memcpy, alternated so both see the same machine. */
 static void kernel_row(const struct kbufs *b, const char *name, block_op op,
                        const b2_kernels *k, size_t ts, int reads_big, int reps)
 {
-    double sm = 1e30, sk = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t = stream_pass(b, op_memcpy, k, ts, reads_big);
-        sm = t < sm ? t : sm;
-        t = stream_pass(b, op, k, ts, reads_big);
-        sk = t < sk ? t : sk;
-    }
-    double cm, ck;
-    cached_calls(b, op, k, ts, 200 * reps, &cm, &ck);
-    size_t bytes = b->size / BLOCK * BLOCK;
+    double sm, sk, cm, ck;
+    stream_calls(b, op, k, ts, reads_big, reps, &sm, &sk);
+    cached_calls(b, op, k, ts, 1000 * reps, &cm, &ck);
     printf("%-13s %3zu  %-8s %9.0f %9.0f %6.2f  %9.0f %9.0f %6.2f\n", name, ts, k->name,
-           mbps(bytes, sk), mbps(bytes, sm), sm / sk, mbps(BLOCK, ck), mbps(BLOCK, cm),
+           mbps(BLOCK, sk), mbps(BLOCK, sm), sm / sk, mbps(BLOCK, ck), mbps(BLOCK, cm),
            cm / ck);
     fflush(stdout);
 }
@@ -214,9 +214,9 @@ static void kernel_table(size_t size, int reps)
     static const size_t typesizes[] = { 2, 4, 8, 16 };
     static const char *const sets[] = { "generic", "sse2", "avx2" };
 
-    printf("Filter kernels on %d KiB blocks; active set: %s. streaming: %zu MiB walked"
-           " per pass, best of %d passes; in cache: fastest of %d calls\n", BLOCK / 1024,
-           b2k_active()->name, size >> 20, reps, 200 * reps);
+    printf("Filter kernels on %d KiB blocks; active set: %s. streaming: fastest call on"
+           " a block of %zu MiB walked %d times; in cache: fastest of %d calls\n",
+           BLOCK / 1024, b2k_active()->name, size >> 20, reps, 1000 * reps);
     printf("%-13s %3s  %-8s %9s %9s %6s  %9s %9s %6s\n", "", "", "", "streaming",
            "", "", "in cache", "", "");
     printf("%-13s %3s  %-8s %9s %9s %6s  %9s %9s %6s\n", "filter", "ts", "set", "MB/s",
