@@ -6,7 +6,7 @@ EXTRA_DIST += tests/lib.sh tests/data
 
 # Shared helpers for the Check programs.
 check_LIBRARIES = tests/libb2test.a
-tests_libb2test_a_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS) -DTU_SRCDIR='"$(abs_top_srcdir)"'
+tests_libb2test_a_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS) $(CHECK_CFLAGS) -DTU_SRCDIR='"$(abs_top_srcdir)"'
 tests_libb2test_a_SOURCES = tests/testutil.h tests/testutil.c
 TEST_LIBS = tests/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
 

@@ -267,10 +267,7 @@ int main(void)
     tcase_set_timeout(lz, 60);
     tcase_add_test(lz, test_blosc1_fixtures_blosclz);
     suite_add_tcase(s, lz);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int status = tu_run_suite(s);
     tu_manifest_free(manifest);
-    return failed == 0 ? 0 : 1;
+    return status;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fs/b2fs.h"
+#include "tests/testutil.h"
 
 START_TEST(sizes)
 {
@@ -197,9 +198,5 @@ int main(void)
     tcase_add_test(tc, names);
     tcase_add_test(tc, mapping);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

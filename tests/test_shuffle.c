@@ -501,9 +501,5 @@ static Suite *shuffle_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(shuffle_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return tu_run_suite(shuffle_suite());
 }

@@ -201,3 +201,12 @@ void tu_fill_text(uint8_t *buf, size_t len, uint64_t seed)
             buf[i++] = ' ';
     }
 }
+
+int tu_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

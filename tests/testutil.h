@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 /* Path of a file under tests/data (from $top_srcdir, else the source tree at build time).
  * Returns a static buffer. */
 const char *tu_data_path(const char *name);
@@ -31,5 +33,9 @@ void tu_manifest_free(tu_manifest *m);
 void tu_fill_random(uint8_t *buf, size_t len, uint64_t seed);
 void tu_fill_float_series(uint8_t *buf, size_t len, uint64_t seed);
 void tu_fill_text(uint8_t *buf, size_t len, uint64_t seed);
+
+/* Runs the suite with Check's normal output, whose closing line CI reads; returns the
+ * process exit status (EXIT_SUCCESS only when every test passed). */
+int tu_run_suite(Suite *s);
 
 #endif
