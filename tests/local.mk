@@ -1,7 +1,10 @@
 # tests/: one Check program per layer plus shell tests. Each layer's tests are in
 # tests/<layer>.mk so that layers can be worked on independently.
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+# A hung test (say a FUSE daemon that stopped answering) fails after TEST_TIMEOUT seconds
+# instead of stalling the whole run; Check programs have Check's own per-test timeouts.
+TEST_TIMEOUT = 1200
+SH_LOG_COMPILER = timeout -k 30 $(TEST_TIMEOUT) $(SHELL)
 EXTRA_DIST += tests/lib.sh tests/data
 
 # Shared helpers for the Check programs.
