@@ -149,6 +149,11 @@ typedef struct b2fs_node {
     pthread_mutex_t job_lock;
     pthread_cond_t job_cond;
     size_t accounted;       /* this node's share of the uncommitted-bytes total */
+    int64_t *touched;       /* chunks changed since the last commit (share.c) */
+    int ntouched, cap_touched;
+    int resized;            /* the size changed since the last commit */
+    int meta_changed;       /* vlmetalayers changed since the last commit */
+    struct timespec checked; /* last time a reader looked for other mounts' commits */
     b2_cctx *spare_cctx[8]; /* compression contexts for jobs, reused */
     int nspare;
 } b2fs_node;
@@ -176,6 +181,27 @@ void node_fill_stat(b2fs_node *n, struct stat *st);
 void node_refresh(b2fs_node *n);
 void node_new_gen(b2fs_node *n);
 void node_set_path(b2fs_node *n, const char *path);
+
+/* ---- several mounts of one backing directory (share.c) ---- */
+
+/* On a file made by compaction: "dev:ino" of the file it replaced. */
+#define B2FS_XATTR_FROM "user.b2fs.from"
+
+/* write lock: notes that chunk c changed (kept over other mounts' commits) */
+void node_touch(b2fs_node *n, int64_t c);
+/* write lock: when another mount committed the file since this node read it, or
+ * replaced it (compaction), re-reads it and applies this node's changes on top. With
+ * committing (the commit lock on n->fd is held), a replacing file gets locked too.
+ * Returns 0 or -errno. */
+int node_rebase_if_changed(b2fs_node *n, int committing);
+void node_forget_changes(b2fs_node *n);
+/* read-side check (at most once a second): picks up other mounts' commits when this
+ * node has no changes of its own. Takes the write lock itself; call without locks. */
+void node_check_shared(b2fs_node *n);
+/* node.c helpers used by share.c */
+void node_stamp(b2fs_node *n);
+void node_load_sizes(b2fs_node *n);
+void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
 
 /* ---- io on a node (io.c); callers hold the node lock as noted ---- */
 

@@ -277,6 +277,7 @@ static int frame_grow(b2fs_node *n, uint64_t nbytes)
         return b2fs_errno(r);
     n->fnbytes = nbytes;
     n->changed = 1;
+    n->resized = 1;
     return 0;
 }
 
@@ -297,10 +298,13 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
         b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)d->n, b2f_strerror(r));
         return b2fs_errno(r);
     }
-    if (start + len > n->fnbytes)
+    if (start + len > n->fnbytes) {
         n->fnbytes = start + len;
+        n->resized = 1;
+    }
     n->staged += (size_t)len;
     n->changed = 1;
+    node_touch(n, d->n);
     dirty_drop(n, d);
     node_new_gen(n);
     return 0;
@@ -339,8 +343,11 @@ static int install(b2fs_node *n, b2fs_job *j)
             b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)j->n, b2f_strerror(r));
             r = b2fs_errno(r);
         } else {
-            if (start + j->len > n->fnbytes)
+            if (start + j->len > n->fnbytes) {
                 n->fnbytes = start + j->len;
+                n->resized = 1;
+            }
+            node_touch(n, j->n);
             n->staged += j->len;
             n->changed = 1;
             node_new_gen(n);
@@ -567,6 +574,7 @@ int node_truncate(b2fs_node *n, uint64_t size)
             return b2fs_errno(r);
         n->fnbytes = size;
         n->changed = 1;
+        n->resized = 1;
     }
     n->size = size;
     node_new_gen(n);

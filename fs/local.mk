@@ -9,6 +9,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/log.c \
 	fs/paths.c \
 	fs/node.c \
+	fs/share.c \
 	fs/bcache.c \
 	fs/wpool.c \
 	fs/io.c \

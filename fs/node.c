@@ -57,7 +57,7 @@ static void idle_push(b2fs_node *n)
     nidle++;
 }
 
-static void stamp(b2fs_node *n)
+void node_stamp(b2fs_node *n)
 {
     struct stat st;
     if (fstat(n->fd, &st) == 0) {
@@ -66,7 +66,7 @@ static void stamp(b2fs_node *n)
     }
 }
 
-static void load_sizes(b2fs_node *n)
+void node_load_sizes(b2fs_node *n)
 {
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
@@ -89,7 +89,7 @@ static void node_open_frame(b2fs_node *n)
         return;
     }
     n->broken[0] = 0;
-    load_sizes(n);
+    node_load_sizes(n);
     n->cctx = n->writable ? b2f_cctx_new(n->frame) : NULL;
 }
 
@@ -157,6 +157,7 @@ static void node_free(b2fs_node *n)
         close(n->dirfd);
     free(n->name);
     free(n->path);
+    free(n->touched);
     pthread_rwlock_destroy(&n->lock);
     pthread_mutex_destroy(&n->ra_lock);
     pthread_mutex_destroy(&n->job_lock);
@@ -228,7 +229,7 @@ void node_refresh(b2fs_node *n)
             b2fs_log(LOG_ERR, "%s: changed on disk and does not read: %s%s%s", n->path,
                      b2f_strerror(r), err[0] ? ": " : "", err);
         else
-            load_sizes(n);
+            node_load_sizes(n);
     }
     node_new_gen(n);
     n->mtime = st.st_mtim;
@@ -274,7 +275,7 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     n->writable = want_rw;
     set_location(n, loc->dirfd, loc->name);
     node_open_frame(n);
-    stamp(n);
+    node_stamp(n);
     pthread_mutex_lock(&table_lock);
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
@@ -290,9 +291,9 @@ int node_adopt(int fd, b2_frame *f, const char *path, int dirfd, const char *nam
     set_location(n, dirfd, name);
     n->kind = B2FS_FRAME;
     n->frame = f;
-    load_sizes(n);
+    node_load_sizes(n);
     n->cctx = n->writable ? b2f_cctx_new(f) : NULL;
-    stamp(n);
+    node_stamp(n);
     pthread_mutex_lock(&table_lock);
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
@@ -311,7 +312,7 @@ void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name)
 }
 
 /* The node's file got a new inode (compaction): moves it in the table. */
-static void rekey(b2fs_node *n, dev_t dev, ino_t ino)
+void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
 {
     pthread_mutex_lock(&table_lock);
     b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
@@ -366,6 +367,11 @@ static void maybe_compact(b2fs_node *n)
     if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
         b2fs_log(LOG_WARNING, "%s: compaction: chown: %s", n->path, strerror(errno));
     copy_xattrs(n->fd, fd);
+    /* tells other mounts with the old file open where its contents went (share.c) */
+    char from[64];
+    snprintf(from, sizeof from, "%llu:%llu", (unsigned long long)n->dev,
+             (unsigned long long)n->ino);
+    fsetxattr(fd, B2FS_XATTR_FROM, from, strlen(from), 0);
     b2_frame *nf = NULL;
     int r = b2f_compact_into(n->frame, fd, err, sizeof err);
     if (r == 0 && fdatasync(fd) < 0)
@@ -389,7 +395,7 @@ static void maybe_compact(b2fs_node *n)
     n->fd = fd;
     struct stat nst;
     if (fstat(fd, &nst) == 0)
-        rekey(n, nst.st_dev, nst.st_ino);
+        node_rekey(n, nst.st_dev, nst.st_ino);
 }
 
 int node_commit(b2fs_node *n, int durable)
@@ -405,25 +411,30 @@ int node_commit(b2fs_node *n, int durable)
         return 0;
     }
     char err[200] = "";
-    /* other b2fs mounts of the same backing directory: one commit at a time */
+    /* other b2fs mounts of the same backing directory: one commit at a time, each on
+     * top of what the others committed (node_rebase_if_changed may switch n->fd to
+     * the file that replaced ours; closing the old one releases its lock) */
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    int locked = fcntl(n->fd, F_OFD_SETLKW, &fl) == 0;
-    r = b2f_commit(n->frame, durable, err, sizeof err);
-    if (locked) {
-        fl.l_type = F_UNLCK;
-        fcntl(n->fd, F_OFD_SETLK, &fl);
+    fcntl(n->fd, F_OFD_SETLKW, &fl);
+    r = node_rebase_if_changed(n, 1);
+    if (r == 0) {
+        r = b2f_commit(n->frame, durable, err, sizeof err);
+        if (r < 0) {
+            b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
+                     err[0] ? ": " : "", err);
+            r = b2fs_errno(r);
+        } else {
+            n->changed = 0;
+            n->staged = 0;
+            node_forget_changes(n);
+            node_account(n);
+            maybe_compact(n);
+            node_stamp(n);
+        }
     }
-    if (r < 0) {
-        b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
-                 err[0] ? ": " : "", err);
-        return b2fs_errno(r);
-    }
-    n->changed = 0;
-    n->staged = 0;
-    node_account(n);
-    maybe_compact(n);
-    stamp(n);
-    return 0;
+    fl.l_type = F_UNLCK;
+    fcntl(n->fd, F_OFD_SETLK, &fl);
+    return r;
 }
 
 void node_put(b2fs_node *n)
@@ -432,8 +443,14 @@ void node_put(b2fs_node *n)
     pthread_mutex_lock(&table_lock);
     if (--n->refs == 0) {
         idle_push(n);
-        if (nidle > MAX_IDLE) {
+        struct stat st;
+        /* a file deleted (or replaced by another mount's compaction) is not kept open */
+        if (fstat(n->fd, &st) == 0 && st.st_nlink == 0) {
+            evict = n;
+        } else if (nidle > MAX_IDLE) {
             evict = idle_tail;
+        }
+        if (evict) {
             idle_unlink(evict);
             b2fs_node **pp = &buckets[bucket_of(evict->dev, evict->ino)];
             while (*pp != evict)

@@ -509,6 +509,7 @@ static int op_read(const char *path, char *buf, size_t size, off_t off, struct f
         ssize_t r = pread(h->fd, buf, size, off);
         return r < 0 ? -errno : (int)r;
     }
+    node_check_shared(h->node);
     pthread_rwlock_rdlock(&h->node->lock);
     ssize_t r = node_read(h->node, buf, size, (uint64_t)off);
     pthread_rwlock_unlock(&h->node->lock);

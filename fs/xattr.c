@@ -195,6 +195,7 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
         if (r < 0)
             return b2fs_errno(r);
         n->changed = 1;
+        n->meta_changed = 1;
         return node_commit(n, 0);
     }
     if (!is_param(key))
@@ -444,6 +445,7 @@ int b2fs_removexattr(const char *path, const char *name)
                 r = r == B2F_ENOTFOUND ? -ENODATA : b2fs_errno(r);
             } else {
                 t.node->changed = 1;
+                t.node->meta_changed = 1;
                 r = node_commit(t.node, 0);
             }
             pthread_rwlock_unlock(&t.node->lock);

@@ -1,0 +1,190 @@
+/* Several b2fs mounts over one backing directory. A commit happens under an OFD lock
+ * on the frame file; before it, the committing node checks whether another mount has
+ * committed (the file changed size or time) or replaced the file (compaction renames a
+ * new inode into place). If so it opens the current file and puts the chunks it changed
+ * since its last commit (and its size and vlmetalayers, when it changed them) on top:
+ * chunks it did not touch keep the other mount's contents, and its own chunks go after
+ * the current end of the file, never over live bytes. */
+#include "fs/b2fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+void node_touch(b2fs_node *n, int64_t c)
+{
+    if (n->ntouched && n->touched[n->ntouched - 1] == c)
+        return;
+    if (n->ntouched == n->cap_touched) {
+        int cap = n->cap_touched ? 2 * n->cap_touched : 64;
+        int64_t *t = realloc(n->touched, (size_t)cap * sizeof *t);
+        if (!t) {
+            n->resized = 1; /* cannot say which: the rebase keeps everything of ours */
+            return;
+        }
+        n->touched = t;
+        n->cap_touched = cap;
+    }
+    n->touched[n->ntouched++] = c;
+}
+
+void node_forget_changes(b2fs_node *n)
+{
+    n->ntouched = 0;
+    n->resized = 0;
+    n->meta_changed = 0;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void copy_vlmeta(b2_frame *from, b2_frame *to)
+{
+    for (int i = b2f_vlmeta_count(to) - 1; i >= 0; i--) {
+        const char *name = b2f_vlmeta_name(to, i);
+        uint8_t *v;
+        size_t len;
+        if (b2f_vlmeta_get(from, name, &v, &len) < 0)
+            b2f_vlmeta_delete(to, name);
+        else
+            free(v);
+    }
+    for (int i = 0; i < b2f_vlmeta_count(from); i++) {
+        const char *name = b2f_vlmeta_name(from, i);
+        uint8_t *v;
+        size_t len;
+        if (b2f_vlmeta_get(from, name, &v, &len) == 0) {
+            b2f_vlmeta_set(to, name, v, len);
+            free(v);
+        }
+    }
+}
+
+/* Applies this node's changes onto nf (the file as it is now). */
+static int apply_changes(b2fs_node *n, b2_frame *nf)
+{
+    b2_frame *of = n->frame;
+    int r = 0;
+    if (n->resized) {
+        r = b2f_resize(nf, n->cctx, n->fnbytes);
+        if (r < 0)
+            return r;
+    }
+    if (n->ntouched > 1)
+        qsort(n->touched, (size_t)n->ntouched, sizeof *n->touched, cmp64);
+    b2f_stat os, ns;
+    b2f_stat_get(of, &os);
+    for (int i = 0; i < n->ntouched; i++) {
+        int64_t c = n->touched[i];
+        if ((i && c == n->touched[i - 1]) || c >= os.nchunks)
+            continue;
+        b2f_stat_get(nf, &ns);
+        if (c > ns.nchunks)
+            continue;
+        uint8_t *raw;
+        int32_t cb;
+        r = b2f_read_raw_chunk(of, c, &raw, &cb);
+        if (r == 0) {
+            r = b2f_update_encoded(nf, c, raw, cb);
+            if (r < 0)
+                free(raw);
+        }
+        if (r < 0) {
+            b2fs_log(LOG_WARNING, "%s: chunk %lld conflicts with another mount's commit: %s",
+                     n->path, (long long)c, b2f_strerror(r));
+            r = 0;
+        }
+    }
+    if (n->meta_changed)
+        copy_vlmeta(of, nf);
+    return 0;
+}
+
+/* The file now at the node's name, when it is the compacted copy of the node's file
+ * (not some other file that took the name), else -1. */
+static int open_successor(b2fs_node *n)
+{
+    int fd = openat(n->dirfd, n->name, (n->writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char from[64], mine[64];
+    ssize_t len = fgetxattr(fd, B2FS_XATTR_FROM, from, sizeof from - 1);
+    snprintf(mine, sizeof mine, "%llu:%llu", (unsigned long long)n->dev,
+             (unsigned long long)n->ino);
+    if (len <= 0 || (size_t)len != strlen(mine) || memcmp(from, mine, (size_t)len)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int node_rebase_if_changed(b2fs_node *n, int committing)
+{
+    struct stat st, cur;
+    int fd = -1;
+    if (n->dirfd >= 0 && fstatat(n->dirfd, n->name, &cur, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(cur.st_mode) && (cur.st_ino != n->ino || cur.st_dev != n->dev) &&
+        (fd = open_successor(n)) >= 0) {
+        /* another mount compacted it: continue in the file now there */
+        if (committing) {
+            struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+            fcntl(fd, F_OFD_SETLKW, &fl);
+        }
+    } else {
+        fd = n->fd;
+        if (fstat(fd, &st) < 0)
+            return -errno;
+        if (st.st_size == n->bsize && st.st_mtim.tv_sec == n->mtime.tv_sec &&
+            st.st_mtim.tv_nsec == n->mtime.tv_nsec)
+            return 0; /* nobody else committed */
+    }
+    char err[200] = "";
+    b2_frame *nf = NULL;
+    int r = b2f_open(&nf, fd, n->writable ? B2F_RDWR : B2F_RDONLY, NULL, err, sizeof err);
+    if (r == 0 && (r = apply_changes(n, nf)) < 0)
+        b2f_close(nf);
+    if (r < 0) {
+        b2fs_log(LOG_ERR, "%s: changed by another mount and cannot be merged: %s%s%s", n->path,
+                 b2f_strerror(r), err[0] ? ": " : "", err);
+        if (fd != n->fd)
+            close(fd);
+        return -EIO;
+    }
+    b2f_close(n->frame);
+    n->frame = nf;
+    if (fd != n->fd) {
+        close(n->fd);
+        n->fd = fd;
+        if (fstat(fd, &st) == 0)
+            node_rekey(n, st.st_dev, st.st_ino);
+    }
+    int writable = n->writable;
+    node_load_sizes(n);
+    n->writable = writable;
+    n->cached_ok = 0;
+    node_new_gen(n);
+    node_stamp(n);
+    return 0;
+}
+
+void node_check_shared(b2fs_node *n)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - __atomic_load_n(&n->checked.tv_sec, __ATOMIC_RELAXED) < 1)
+        return;
+    pthread_rwlock_wrlock(&n->lock);
+    n->checked = now;
+    if (n->frame && n->kind == B2FS_FRAME && !n->ndirty && !n->njobs && !n->changed)
+        node_rebase_if_changed(n, 0);
+    pthread_rwlock_unlock(&n->lock);
+}
