@@ -184,8 +184,11 @@ void node_set_path(b2fs_node *n, const char *path);
 
 /* ---- several mounts of one backing directory (share.c) ---- */
 
-/* On a file made by compaction: "dev:ino" of the file it replaced. */
+/* On a file made by compaction: "dev:ino" of the first file of its line (the file that
+ * was compacted first; kept through later compactions). */
 #define B2FS_XATTR_FROM "user.b2fs.from"
+/* The line the node's file belongs to: its user.b2fs.from, or its own "dev:ino". */
+void node_lineage(b2fs_node *n, char *out, size_t cap);
 
 /* write lock: notes that chunk c changed (kept over other mounts' commits) */
 void node_touch(b2fs_node *n, int64_t c);

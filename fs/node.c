@@ -367,10 +367,9 @@ static void maybe_compact(b2fs_node *n)
     if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
         b2fs_log(LOG_WARNING, "%s: compaction: chown: %s", n->path, strerror(errno));
     copy_xattrs(n->fd, fd);
-    /* tells other mounts with the old file open where its contents went (share.c) */
+    /* tells other mounts with an older file of this line open where it went (share.c) */
     char from[64];
-    snprintf(from, sizeof from, "%llu:%llu", (unsigned long long)n->dev,
-             (unsigned long long)n->ino);
+    node_lineage(n, from, sizeof from);
     fsetxattr(fd, B2FS_XATTR_FROM, from, strlen(from), 0);
     b2_frame *nf = NULL;
     int r = b2f_compact_into(n->frame, fd, err, sizeof err);

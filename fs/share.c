@@ -109,8 +109,17 @@ static int apply_changes(b2fs_node *n, b2_frame *nf)
     return 0;
 }
 
-/* The file now at the node's name, when it is the compacted copy of the node's file
- * (not some other file that took the name), else -1. */
+void node_lineage(b2fs_node *n, char *out, size_t cap)
+{
+    ssize_t len = fgetxattr(n->fd, B2FS_XATTR_FROM, out, cap - 1);
+    if (len > 0)
+        out[len] = 0;
+    else
+        snprintf(out, cap, "%llu:%llu", (unsigned long long)n->dev, (unsigned long long)n->ino);
+}
+
+/* The file now at the node's name, when it is a compacted copy of the node's file (same
+ * line; not some other file that took the name), else -1. */
 static int open_successor(b2fs_node *n)
 {
     int fd = openat(n->dirfd, n->name, (n->writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
@@ -118,8 +127,7 @@ static int open_successor(b2fs_node *n)
         return -1;
     char from[64], mine[64];
     ssize_t len = fgetxattr(fd, B2FS_XATTR_FROM, from, sizeof from - 1);
-    snprintf(mine, sizeof mine, "%llu:%llu", (unsigned long long)n->dev,
-             (unsigned long long)n->ino);
+    node_lineage(n, mine, sizeof mine);
     if (len <= 0 || (size_t)len != strlen(mine) || memcmp(from, mine, (size_t)len)) {
         close(fd);
         return -1;
