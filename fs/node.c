@@ -342,20 +342,15 @@ static void copy_xattrs(int from, int to)
     }
 }
 
-/* When more than half of the frame file is space no chunk uses, writes a compacted
- * copy next to it and renames it into place: a crash leaves one whole file or the
- * other. Skipped when the file is no longer where the node last saw it. */
-static void maybe_compact(b2fs_node *n)
+/* Writes a compacted copy of the frame (staged changes included) next to it and renames
+ * it into place: a crash leaves one whole file or the other. Returns -1 without doing
+ * anything when the file is no longer where the node last saw it. */
+static int replace_file(b2fs_node *n)
 {
-    b2f_stat fs;
-    b2f_stat_get(n->frame, &fs);
-    int64_t dead = b2f_dead_bytes(n->frame);
-    if (dead < (1 << 20) || dead * 2 < fs.file_len || n->dirfd < 0)
-        return;
     struct stat st;
-    if (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_ino != n->ino ||
-        st.st_dev != n->dev)
-        return;
+    if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        st.st_ino != n->ino || st.st_dev != n->dev)
+        return -1;
     static unsigned long counter;
     char tmp[64], err[200] = "";
     snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-c%lu", (int)getpid(),
@@ -363,7 +358,7 @@ static void maybe_compact(b2fs_node *n)
     int fd = openat(n->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     st.st_mode & 07777);
     if (fd < 0)
-        return;
+        return -1;
     if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
         b2fs_log(LOG_WARNING, "%s: compaction: chown: %s", n->path, strerror(errno));
     copy_xattrs(n->fd, fd);
@@ -380,13 +375,13 @@ static void maybe_compact(b2fs_node *n)
     if (r == 0 && renameat(n->dirfd, tmp, n->dirfd, n->name) < 0)
         r = -errno;
     if (r < 0) {
-        b2fs_log(LOG_WARNING, "%s: compaction skipped: %s%s%s", n->path, b2f_strerror(r),
+        b2fs_log(LOG_WARNING, "%s: rewriting the file failed: %s%s%s", n->path, b2f_strerror(r),
                  err[0] ? ": " : "", err);
         if (nf)
             b2f_close(nf);
         unlinkat(n->dirfd, tmp, 0);
         close(fd);
-        return;
+        return -1;
     }
     b2f_close(n->frame);
     close(n->fd);
@@ -395,6 +390,17 @@ static void maybe_compact(b2fs_node *n)
     struct stat nst;
     if (fstat(fd, &nst) == 0)
         node_rekey(n, nst.st_dev, nst.st_ino);
+    return 0;
+}
+
+/* When more than half of the frame file is space no chunk uses: compaction. */
+static void maybe_compact(b2fs_node *n)
+{
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    int64_t dead = b2f_dead_bytes(n->frame);
+    if (dead >= (1 << 20) && dead * 2 >= fs.file_len)
+        replace_file(n);
 }
 
 int node_commit(b2fs_node *n, int durable)
@@ -417,7 +423,10 @@ int node_commit(b2fs_node *n, int durable)
     fcntl(n->fd, F_OFD_SETLKW, &fl);
     r = node_rebase_if_changed(n, 1);
     if (r == 0) {
-        r = b2f_commit(n->frame, durable, err, sizeof err);
+        /* an empty frame with new vlmetalayers cannot be committed in place atomically */
+        r = !b2f_commit_is_atomic(n->frame) && replace_file(n) == 0
+                ? 0
+                : b2f_commit(n->frame, durable, err, sizeof err);
         if (r < 0) {
             b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
                      err[0] ? ": " : "", err);
