@@ -139,15 +139,24 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
 {
     struct stat st, cur;
     int fd = -1;
-    if (n->dirfd >= 0 && fstatat(n->dirfd, n->name, &cur, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(cur.st_mode) && (cur.st_ino != n->ino || cur.st_dev != n->dev) &&
-        (fd = open_successor(n)) >= 0) {
-        /* another mount compacted it: continue in the file now there */
+    for (int tries = 0; tries < 8 && fd < 0; tries++) {
+        if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !S_ISREG(cur.st_mode) || (cur.st_ino == n->ino && cur.st_dev == n->dev) ||
+            (fd = open_successor(n)) < 0)
+            break;
+        /* another mount compacted it: continue in the file now there, once it is ours
+         * to commit (and still the one there: it may be compacted while we wait) */
         if (committing) {
             struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
             fcntl(fd, F_OFD_SETLKW, &fl);
+            if (fstat(fd, &st) < 0 || fstatat(n->dirfd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+                st.st_ino != cur.st_ino || st.st_dev != cur.st_dev) {
+                close(fd);
+                fd = -1;
+            }
         }
-    } else {
+    }
+    if (fd < 0) {
         fd = n->fd;
         if (fstat(fd, &st) < 0)
             return -errno;
