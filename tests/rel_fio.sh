@@ -20,7 +20,7 @@ run_fio() {
     local name=$1; shift
     fio --name="$name" --ioengine=psync --rw=randrw --bsrange=4k-64k --bs_unaligned=0 \
         --numjobs=4 --size="$size" --verify=crc32c --verify_backlog=16 --verify_fatal=0 \
-        --fsync=16 --group_reporting --output="$WORK/fio-$name.out" "$@" >/dev/null 2>&1
+        --fsync=16 --verify_state_save=0 --group_reporting --output="$WORK/fio-$name.out" "$@" >/dev/null 2>&1
     local rc=$? errs
     errs=$(grep -ciE 'verify.*(bad|fail|mismatch)|bad magic|crc32c.*wanted' "$WORK/fio-$name.out")
     grep -E 'err=|^  (read|write):' "$WORK/fio-$name.out" | head -n 4
