@@ -204,12 +204,10 @@ static void decode_item(void *arg, int worker, int32_t item)
     uint8_t *out = j->dst + (size_t)item * j->in->blocksize;
     int rc;
     if (j->chunk != NULL) {
+        /* b2_chunk_decode checked every block start before the first block */
         int32_t bs = rd32(j->chunk + j->in->header_len + 4 * (size_t)nb);
-        if (bs < j->data_start || bs >= j->in->cbytes)
-            rc = B2E_BSTARTS;
-        else
-            rc = decode_block(w, j->in, j->codec, nb, j->chunk + bs,
-                              (size_t)(j->in->cbytes - bs), j->dref, out);
+        rc = decode_block(w, j->in, j->codec, nb, j->chunk + bs, (size_t)(j->in->cbytes - bs),
+                          j->dref, out);
     } else {
         rc = load_and_decode(w, j->lay, j->src, j->codec, nb, j->dref, out);
     }
@@ -284,6 +282,13 @@ int b2_chunk_decode(b2_dctx *ctx, const void *chunk, size_t chunk_len, void *dst
             return B2E_DICT;
         dict = c + data_start + 4;
         data_start += 4 + dict_len;
+    }
+    /* All block starts are checked before any block is decoded: a chunk that lies about
+     * a late block is refused at once, not after decoding the blocks before it. */
+    for (int32_t i = 0; i < in.nblocks; i++) {
+        int32_t bs = rd32(c + in.header_len + 4 * (size_t)i);
+        if (bs < data_start || bs >= in.cbytes)
+            return B2E_BSTARTS;
     }
     djob j = {.ctx = ctx, .in = &in, .codec = b2_stream_codec_by_id(in.codec), .chunk = c,
               .data_start = data_start, .first = 0, .dst = d, .dref = d};

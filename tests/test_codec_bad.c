@@ -224,6 +224,24 @@ START_TEST(test_bstarts_and_streams)
 }
 END_TEST
 
+/* A bad start of the last block is refused before any block is decoded: the output
+ * stays untouched (a fuzz input used to spend seconds decoding block 0 first). */
+START_TEST(test_bstarts_checked_first)
+{
+    int cb;
+    uint8_t *c = make_chunk(B2_ZSTD, 4, "shuffle", 1024, 5000, 0, &cb, NULL);
+    set32(c + 32 + 4 * 4, cb + 100);
+    uint8_t out[5000];
+    memset(out, 0xAA, sizeof out);
+    b2_dctx *d = b2_dctx_new();
+    ck_assert_int_eq(b2_chunk_decode(d, c, (size_t)cb, out, sizeof out), B2E_BSTARTS);
+    for (size_t i = 0; i < sizeof out; i++)
+        ck_assert_int_eq(out[i], 0xAA);
+    b2_dctx_free(d);
+    free(c);
+}
+END_TEST
+
 START_TEST(test_special_and_memcpy_headers)
 {
     uint8_t c[40];
@@ -370,6 +388,7 @@ int main(void)
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_header_fields);
     tcase_add_test(tc, test_bstarts_and_streams);
+    tcase_add_test(tc, test_bstarts_checked_first);
     tcase_add_test(tc, test_special_and_memcpy_headers);
     tcase_add_test(tc, test_dictionary_section);
     tcase_add_test(tc, test_reader_failures);
