@@ -14,6 +14,17 @@ rel_mount() {
     echo "$B2FS_PID" >"$(rel_pidfile)"
 }
 
+# rel_mount_two OPTS...: mounts BACKING twice, on A=$MNT and on B=$WORK/mnt2, with the same
+# options; onA CMD / onB CMD run a rel_* command against one of them. Ends the test on failure.
+rel_mount_two() {
+    A=$MNT
+    B=$WORK/mnt2
+    mkdir -p "$B"
+    onA rel_mount "$@" && onB rel_mount "$@" || { fail "mount A and B"; finish; exit 1; }
+}
+onA() { MNT=$A "$@"; }
+onB() { MNT=$B "$@"; }
+
 # rel_wait_gone PID: waits (up to 60 s) until PID has exited
 rel_wait_gone() {
     local i

@@ -18,13 +18,7 @@ TORN="$top_builddir/tests/rel_torn"
 [ -x "$B2FSX" ] && [ -x "$TORN" ] || skip_all "tests/b2fsx or tests/rel_torn is not built"
 ops=${REL_TWO_OPS:-3000}
 secs=${REL_TWO_SECONDS:-10}
-A=$MNT
-B=$WORK/mnt2
-mkdir -p "$B"
-onA() { MNT=$A "$@"; }
-onB() { MNT=$B "$@"; }
-opts=(-o chunksize=64K)
-onA rel_mount "${opts[@]}" && onB rel_mount "${opts[@]}" || { fail "mount A and B"; finish; exit 1; }
+rel_mount_two -o chunksize=64K
 
 # 1. writers on both, readers on both
 "$B2FSX" -q -s 11 -n "$ops" -m $((4 << 20)) "$A/xa" "$WORK/model_a" >"$WORK/xa.out" 2>&1 &

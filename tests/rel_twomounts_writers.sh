@@ -14,13 +14,7 @@ need_fuse
 TORN="$top_builddir/tests/rel_torn"
 [ -x "$TORN" ] || skip_all "tests/rel_torn is not built"
 secs=${REL_TWO_SECONDS:-10}
-A=$MNT
-B=$WORK/mnt2
-mkdir -p "$B"
-onA() { MNT=$A "$@"; }
-onB() { MNT=$B "$@"; }
-opts=(-o chunksize=64K)
-onA rel_mount "${opts[@]}" && onB rel_mount "${opts[@]}" || { fail "mount A and B"; finish; exit 1; }
+rel_mount_two -o chunksize=64K
 
 rec=65536 nrecs=64
 "$TORN" init "$A/torn" $rec $nrecs 0 || fail "init"
