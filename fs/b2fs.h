@@ -204,6 +204,9 @@ void node_check_shared(b2fs_node *n);
 /* node.c helpers used by share.c */
 void node_stamp(b2fs_node *n);
 void node_load_sizes(b2fs_node *n);
+/* Before the first write to a frame of variable-size chunks: rewrites it with fixed-size
+ * chunks (fs/rechunk.c). 0, or -errno (-EOPNOTSUPP while not supported). */
+int node_make_fixed(b2fs_node *n);
 void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
 
 /* ---- io on a node (io.c); callers hold the node lock as noted ---- */

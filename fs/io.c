@@ -490,8 +490,11 @@ static int check_writable(b2fs_node *n)
         return -EIO;
     if (!n->writable)
         return -EROFS;
-    if (n->chunksize <= 0)
-        return -EOPNOTSUPP; /* variable-size chunks: read only */
+    if (n->chunksize <= 0) {
+        int r = node_make_fixed(n);
+        if (r < 0)
+            return r;
+    }
     if (!n->cctx && !(n->cctx = b2f_cctx_new(n->frame)))
         return -ENOMEM;
     return 0;

@@ -10,6 +10,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/paths.c \
 	fs/node.c \
 	fs/share.c \
+	fs/rechunk.c \
 	fs/bcache.c \
 	fs/wpool.c \
 	fs/io.c \
