@@ -2,7 +2,8 @@
  *
  *   b2bench [--size N] [--chunk N] [--clevel N] [--reps N] [--tar FILE]
  *           [--kernels-only | --chunks-only] [--threads N] [--data series|tar]
- *           [--codec C]... [--filter F]... [--clock wall|cpu]
+ *           [--codec C]... [--filter F]... [--clock wall|cpu] [--blocksize N]
+ *           [--input FILE [--typesize N]] [--cached-out] [--raw]
  *   b2bench --write-series FILE [--size N]
  *   b2bench --frame FILE [--reps N] [--threads N]
  *
@@ -19,7 +20,13 @@
  *     each --size bytes at most, cut into --chunk byte chunks; with the compression
  *     ratio and memcpy of the same chunks.
  * Chunk figures add up each chunk's best time of --reps passes. Decoded data is
- * compared with the input.
+ * compared with the input. --input replaces the two data sets of table 2 with the first
+ * --size bytes of FILE (typesize --typesize, default 1); --blocksize fixes the chunks'
+ * blocksize (default 0, automatic); --cached-out decodes (and memcpys) every chunk into
+ * one chunk-sized buffer that stays in cache, as callers of C-Blosc's one-chunk calls do,
+ * instead of into a buffer the size of the data; --raw prints each chunk row as
+ * "codec filters nbytes cbytes encode_seconds decode_seconds" with no headers. (The last
+ * three are what contrib/bench-blosclz uses.)
  * --threads sets the chunk contexts' nthreads; --data keeps one data set; --codec and
  * --filter (repeatable) keep only those rows; --clock cpu times everything in the
  * process's CPU time (all threads) instead of wall time. --write-series writes the float32 series
@@ -46,7 +53,7 @@ enum { BLOCK = 256 * 1024, MAX_PICKS = 16 };
 /* Chunk table choices from the command line. */
 struct chunk_opts {
     size_t chunk;
-    int clevel, reps, nthreads;
+    int clevel, reps, nthreads, blocksize, cached_out, raw;
     const char *codecs[MAX_PICKS], *filters[MAX_PICKS];
     int ncodecs, nfilters;
 };
@@ -94,19 +101,9 @@ static void fill_series(uint8_t *buf, size_t len)
     memset(buf + len / 4 * 4, 0, len % 4);
 }
 
-/* The first max bytes of a tar of /usr/include, made at run time unless given. */
-static uint8_t *load_tar(const char *given, size_t max, size_t *len)
+/* The first max bytes of the file at path; NULL (said on stderr) if it cannot be read. */
+static uint8_t *read_prefix(const char *path, size_t max, size_t *len)
 {
-    char path[256];
-    if (given != NULL) {
-        snprintf(path, sizeof path, "%s", given);
-    } else {
-        snprintf(path, sizeof path, "/tmp/b2bench-usr-include.%ld.tar", (long)getpid());
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "tar cf %s /usr/include 2>/dev/null", path);
-        if (system(cmd) != 0)
-            fprintf(stderr, "b2bench: tar of /usr/include reported errors\n");
-    }
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "b2bench: cannot open %s\n", path);
@@ -114,9 +111,28 @@ static uint8_t *load_tar(const char *given, size_t max, size_t *len)
     }
     uint8_t *buf = xmalloc(max);
     *len = fread(buf, 1, max, f);
+    int bad = ferror(f);
     fclose(f);
-    if (given == NULL)
-        remove(path);
+    if (bad) {
+        fprintf(stderr, "b2bench: cannot read %s\n", path);
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The first max bytes of a tar of /usr/include, made at run time unless given. */
+static uint8_t *load_tar(const char *given, size_t max, size_t *len)
+{
+    if (given != NULL)
+        return read_prefix(given, max, len);
+    char path[256], cmd[512];
+    snprintf(path, sizeof path, "/tmp/b2bench-usr-include.%ld.tar", (long)getpid());
+    snprintf(cmd, sizeof cmd, "tar cf %s /usr/include 2>/dev/null", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "b2bench: tar of /usr/include reported errors\n");
+    uint8_t *buf = read_prefix(path, max, len);
+    remove(path);
     return buf;
 }
 
@@ -249,11 +265,45 @@ struct dataset {
     int typesize;
 };
 
+/* Compressed chunks sit in slots that start on 4 KiB boundaries and decoded chunks go
+ * half a page off the input's alignment: copies whose source and destination share
+ * their address bits below 4 KiB run slower (4K aliasing), which would time the buffer
+ * layout rather than the codec (stored chunks are a memcpy). */
+enum { PAGE = 4096, OUT_SKEW = PAGE / 2 };
+
 struct chunk_bufs {
-    uint8_t *comp, *out;
+    uint8_t *comp, *out_mem, *out;
     size_t *clen;
-    size_t chunk, nchunks;
+    size_t chunk, nchunks, slot;
+    int cached_out;   /* every chunk decodes to out, else chunk i to out + i * chunk */
 };
+
+static void chunk_bufs_init(struct chunk_bufs *cb, size_t len, size_t chunk, int cached_out)
+{
+    cb->chunk = chunk;
+    cb->nchunks = (len + chunk - 1) / chunk;
+    cb->slot = (chunk + B2_MAX_OVERHEAD + PAGE - 1) / PAGE * PAGE;
+    cb->cached_out = cached_out;
+    cb->comp = xmalloc(cb->nchunks * cb->slot);
+    cb->out_mem = xmalloc((cached_out && chunk < len ? chunk : len) + OUT_SKEW);
+    cb->out = cb->out_mem + OUT_SKEW;
+    cb->clen = calloc(cb->nchunks ? cb->nchunks : 1, sizeof *cb->clen);
+    if (cb->clen == NULL) {
+        fprintf(stderr, "b2bench: out of memory\n");
+        exit(1);
+    }
+}
+
+static void chunk_bufs_free(struct chunk_bufs *cb)
+{
+    free(cb->comp), free(cb->out_mem), free(cb->clen);
+}
+
+/* Where the chunk that starts at byte off of the data decodes to. */
+static uint8_t *out_at(const struct chunk_bufs *cb, size_t off)
+{
+    return cb->out + (cb->cached_out ? 0 : off);
+}
 
 /* Figures are sums over the chunks of each chunk's shortest time in any pass: one
  * pass disturbed by other load on the machine then spoils only its own slow chunks. */
@@ -288,7 +338,7 @@ static void memcpy_chunks(const struct dataset *d, struct chunk_bufs *cb, double
     for (size_t c = 0; c < cb->nchunks; c++) {
         size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
         double t0 = now();
-        memcpy(cb->out + off, d->data + off, n);
+        memcpy(out_at(cb, off), d->data + off, n);
         keep_best(best, c, t0);
     }
 }
@@ -297,12 +347,11 @@ static void memcpy_chunks(const struct dataset *d, struct chunk_bufs *cb, double
 static int encode_chunks(b2_cctx *cx, const struct dataset *d, struct chunk_bufs *cb,
                          size_t *total_c, double *best)
 {
-    size_t cap = cb->chunk + B2_MAX_OVERHEAD;
     *total_c = 0;
     for (size_t c = 0; c < cb->nchunks; c++) {
         size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
         double t0 = now();
-        int r = b2_chunk_encode(cx, d->data + off, n, cb->comp + c * cap, cap);
+        int r = b2_chunk_encode(cx, d->data + off, n, cb->comp + c * cb->slot, cb->slot);
         keep_best(best, c, t0);
         if (r < 0) {
             fprintf(stderr, "b2bench: encode: %s\n", b2_strerror(r));
@@ -317,11 +366,10 @@ static int encode_chunks(b2_cctx *cx, const struct dataset *d, struct chunk_bufs
 static int decode_chunks(b2_dctx *dx, const struct dataset *d, struct chunk_bufs *cb,
                          double *best)
 {
-    size_t cap = cb->chunk + B2_MAX_OVERHEAD;
     for (size_t c = 0; c < cb->nchunks; c++) {
         size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
         double t0 = now();
-        int r = b2_chunk_decode(dx, cb->comp + c * cap, cb->clen[c], cb->out + off, n);
+        int r = b2_chunk_decode(dx, cb->comp + c * cb->slot, cb->clen[c], out_at(cb, off), n);
         keep_best(best, c, t0);
         if (r != (int)n) {
             fprintf(stderr, "b2bench: decode: %s\n", r < 0 ? b2_strerror(r) : "short");
@@ -331,15 +379,31 @@ static int decode_chunks(b2_dctx *dx, const struct dataset *d, struct chunk_bufs
     return 0;
 }
 
-static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char *codec,
-                      const char *filters, int clevel, int reps, int nthreads,
-                      double t_memcpy)
+/* Whether the chunks decode to the data (with a cached out buffer, decoded again one by
+ * one, untimed). */
+static int decoded_matches(b2_dctx *dx, const struct dataset *d, const struct chunk_bufs *cb)
 {
+    if (!cb->cached_out)
+        return memcmp(cb->out, d->data, d->len) == 0;
+    for (size_t c = 0; c < cb->nchunks; c++) {
+        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        int r = b2_chunk_decode(dx, cb->comp + c * cb->slot, cb->clen[c], cb->out, n);
+        if (r != (int)n || memcmp(cb->out, d->data + off, n) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char *codec,
+                      const char *filters, const struct chunk_opts *o, double t_memcpy)
+{
+    int nthreads = o->nthreads;
     b2_cparams p;
     b2_cparams_default(&p);
     p.codec = b2_codec_from_name(codec);
-    p.clevel = clevel;
+    p.clevel = o->clevel;
     p.typesize = d->typesize;
+    p.blocksize = o->blocksize;
     if (b2_filters_parse(filters, ',', p.filters, p.filters_meta) != 0) {
         fprintf(stderr, "b2bench: bad filters %s\n", filters);
         return;
@@ -355,15 +419,17 @@ static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char
     double *be = new_best(cb->nchunks), *bd = new_best(cb->nchunks);
     size_t total_c = 0;
     int ok = 1;
-    for (int r = 0; r < reps && ok; r++)
+    for (int r = 0; r < o->reps && ok; r++)
         ok = encode_chunks(cx, d, cb, &total_c, be) == 0 && decode_chunks(dx, d, cb, bd) == 0;
     double te = sum_best(be, cb->nchunks), td = sum_best(bd, cb->nchunks);
     free(be), free(bd);
-    if (ok && memcmp(cb->out, d->data, d->len) != 0) {
+    if (ok && !decoded_matches(dx, d, cb)) {
         fprintf(stderr, "b2bench: %s %s: decoded data differs\n", codec, filters);
         ok = 0;
     }
-    if (ok)
+    if (ok && o->raw)
+        printf("%s %s %zu %zu %.6f %.6f\n", codec, filters, d->len, total_c, te, td);
+    else if (ok)
         printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", codec, filters,
                (double)d->len / (double)total_c, mbps(d->len, te), t_memcpy / te,
                mbps(d->len, td), t_memcpy / td);
@@ -383,30 +449,29 @@ static void chunk_table(const struct dataset *d, const struct chunk_opts *o)
     const char *const *filters = o->nfilters ? o->filters : all_filters;
     size_t ncodecs = o->ncodecs ? (size_t)o->ncodecs : sizeof all_codecs / sizeof *all_codecs;
     size_t nfilters = o->nfilters ? (size_t)o->nfilters : sizeof all_filters / sizeof *all_filters;
-    size_t chunk = o->chunk;
-    int clevel = o->clevel, reps = o->reps;
-    struct chunk_bufs cb = { .chunk = chunk, .nchunks = (d->len + chunk - 1) / chunk };
-    cb.comp = xmalloc(cb.nchunks * (chunk + B2_MAX_OVERHEAD));
-    cb.out = xmalloc(d->len);
-    cb.clen = calloc(cb.nchunks ? cb.nchunks : 1, sizeof *cb.clen);
+    struct chunk_bufs cb;
+    chunk_bufs_init(&cb, d->len, o->chunk, o->cached_out);
     double *bm = new_best(cb.nchunks);
-    for (int r = 0; r < reps; r++)
+    for (int r = 0; r < o->reps; r++)
         memcpy_chunks(d, &cb, bm);
     double tm = sum_best(bm, cb.nchunks);
     free(bm);
-    printf("Chunks: %s, %zu bytes, typesize %d, %zu KiB chunks, clevel %d, %d thread(s),"
-           " each chunk's best of %d\n", d->name, d->len, d->typesize, chunk >> 10, clevel,
-           o->nthreads, reps);
-    printf("%-9s %-14s %7s %9s %6s %9s %6s\n", "codec", "filters", "ratio", "enc MB/s",
-           "x mcpy", "dec MB/s", "x mcpy");
-    printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", "memcpy", "-", 1.0,
-           mbps(d->len, tm), 1.0, mbps(d->len, tm), 1.0);
-    fflush(stdout);
+    if (!o->raw) {
+        printf("Chunks: %s, %zu bytes, typesize %d, %zu KiB chunks, clevel %d, %d thread(s),"
+               " each chunk's best of %d\n", d->name, d->len, d->typesize, o->chunk >> 10,
+               o->clevel, o->nthreads, o->reps);
+        printf("%-9s %-14s %7s %9s %6s %9s %6s\n", "codec", "filters", "ratio", "enc MB/s",
+               "x mcpy", "dec MB/s", "x mcpy");
+        printf("%-9s %-14s %7.2f %9.0f %6.2f %9.0f %6.2f\n", "memcpy", "-", 1.0,
+               mbps(d->len, tm), 1.0, mbps(d->len, tm), 1.0);
+        fflush(stdout);
+    }
     for (size_t c = 0; c < ncodecs; c++)
         for (size_t f = 0; f < nfilters; f++)
-            chunk_row(d, &cb, codecs[c], filters[f], clevel, reps, o->nthreads, tm);
-    printf("(x mcpy = speed / memcpy speed on the same chunks)\n\n");
-    free(cb.comp), free(cb.out), free(cb.clen);
+            chunk_row(d, &cb, codecs[c], filters[f], o, tm);
+    if (!o->raw)
+        printf("(x mcpy = speed / memcpy speed on the same chunks)\n\n");
+    chunk_bufs_free(&cb);
 }
 
 static int usage(void)
@@ -414,7 +479,8 @@ static int usage(void)
     fprintf(stderr, "usage: b2bench [--size N] [--chunk N] [--clevel N] [--reps N]"
                     " [--tar FILE] [--kernels-only | --chunks-only] [--threads N]\n"
                     "               [--data series|tar] [--codec C]... [--filter F]..."
-                    " [--clock wall|cpu]\n"
+                    " [--clock wall|cpu] [--blocksize N]\n"
+                    "               [--input FILE [--typesize N]] [--cached-out] [--raw]\n"
                     "       b2bench --write-series FILE [--size N]\n"
                     "       b2bench --frame FILE [--reps N] [--threads N]\n");
     return 2;
@@ -496,14 +562,20 @@ int main(int argc, char **argv)
         { "write-series", required_argument, NULL, 'w' },
         { "frame", required_argument, NULL, 'F' },
         { "clock", required_argument, NULL, 'K' },
+        { "blocksize", required_argument, NULL, 'b' },
+        { "input", required_argument, NULL, 'i' },
+        { "typesize", required_argument, NULL, 'y' },
+        { "raw", no_argument, NULL, 'R' },
+        { "cached-out", no_argument, NULL, 'o' },
         { NULL, 0, NULL, 0 },
     };
     struct chunk_opts co = { .nthreads = 1 };
-    const char *series_out = NULL, *frame = NULL;
+    const char *series_out = NULL, *frame = NULL, *input = NULL;
     int use_series = 1, use_tar = 1;
     long nthreads = 1;
     int64_t size = 256 << 20, chunk = 1 << 20;
-    long clevel = 5, reps = 3;
+    long clevel = 5, reps = 3, typesize = 1;
+    int64_t blocksize = 0;
     const char *tar = NULL;
     int kernels = 1, chunks = 1, o;
     while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -538,6 +610,11 @@ int main(int argc, char **argv)
             bad = strcmp(optarg, "cpu") != 0 && strcmp(optarg, "wall") != 0;
             bench_clock = !strcmp(optarg, "cpu") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
             break;
+        case 'b': bad = bt_parse_size(optarg, B2_MAX_NBYTES, &blocksize) < 0; break;
+        case 'i': input = optarg; break;
+        case 'y': bad = bt_parse_int(optarg, 1, 255, &typesize) < 0; break;
+        case 'R': co.raw = 1; break;
+        case 'o': co.cached_out = 1; break;
         default: bad = 1;
         }
         if (bad)
@@ -550,10 +627,20 @@ int main(int argc, char **argv)
     if (frame != NULL)
         return frame_bench(frame, (int)reps, (int)nthreads);
     co.chunk = (size_t)chunk, co.clevel = (int)clevel, co.reps = (int)reps;
-    co.nthreads = (int)nthreads;
+    co.nthreads = (int)nthreads, co.blocksize = (int)blocksize;
 
     if (kernels)
         kernel_table((size_t)size, (int)reps);
+    if (chunks && input != NULL) {
+        size_t len = 0;
+        uint8_t *in = read_prefix(input, (size_t)size, &len);
+        if (in == NULL)
+            return 1;
+        struct dataset file = { input, in, len, (int)typesize };
+        chunk_table(&file, &co);
+        free(in);
+        return 0;
+    }
     if (chunks && use_series) {
         uint8_t *series = xmalloc((size_t)size);
         fill_series(series, (size_t)size);

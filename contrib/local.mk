@@ -7,13 +7,10 @@ contrib_b2frame_SOURCES = contrib/b2frame.h contrib/b2frame.c contrib/b2frame_co
 	contrib/b2frame_check.c contrib/b2frame_meta.c
 contrib_b2frame_LDADD = $(FRAME_LIBS)
 dist_man_MANS += contrib/b2frame.1
-# BloscLZ benchmark (blosclz engineer): contrib/bench-blosclz drives contrib/chunkbench
-noinst_PROGRAMS += contrib/chunkbench
-contrib_chunkbench_SOURCES = contrib/chunkbench.c
-contrib_chunkbench_LDADD = $(CODEC_LIBS)
-EXTRA_DIST += contrib/bench-blosclz
-# b2bench (shuffle engineer): filter kernels and chunk codecs next to memcpy.
+# b2bench: filter kernels and chunk codecs next to memcpy.
 # `make bench` runs it; e.g. make bench BENCH_ARGS="--size 64M" for a quick run.
+# contrib/bench-blosclz runs it (--input FILE --raw) next to python3-blosc.
+EXTRA_DIST += contrib/bench-blosclz
 noinst_PROGRAMS += contrib/b2bench
 contrib_b2bench_SOURCES = contrib/b2bench.c contrib/b2frame_common.c
 contrib_b2bench_LDADD = $(FRAME_LIBS) -lm
