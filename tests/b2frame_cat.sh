@@ -41,19 +41,6 @@ while IFS='	' read -r file nbytes sha codec clevel typesize filters chunksize bl
 done <"$DATA/MANIFEST.tsv"
 [ "$n" -gt 20 ] || fail "only $n frames in the manifest"
 
-# Frames b2frame wrote earlier and C-Blosc2 read back by hand (tests/data/b2frame-made).
-while IFS='	' read -r file nbytes sha codec clevel typesize filters chunksize nchunks note; do
-    [ "$file" = file ] && continue
-    check "cat b2frame-made/$file" cat_matches "$DATA/b2frame-made/$file" "$nbytes" "$sha"
-    "$B2FRAME" info "$DATA/b2frame-made/$file" >"$T/info" 2>&1
-    check "info b2frame-made/$file" test \
-        "$(field codec) $(field clevel) $(field typesize) $(field filters) $(field nchunks)" = \
-        "$codec $clevel $typesize $filters $nchunks"
-done <"$DATA/b2frame-made/MANIFEST.tsv"
-printf 'bin\000ary\377' >"$T/blob"
-"$B2FRAME" meta "$DATA/b2frame-made/meta-zstd5-shuffle-t8-c32768.b2frame" blob >"$T/got"
-check "b2frame-made vlmetalayer blob" cmp -s "$T/got" "$T/blob"
-
 # Bloscpack files (reference and extra ones).
 for dir in bloscpack bloscpack-extra; do
     while IFS='	' read -r file nbytes sha rest; do

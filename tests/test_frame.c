@@ -1,6 +1,7 @@
-/* Check tests of frame/ reading: every fixture frame and Bloscpack file decodes to its
- * MANIFEST sha256 through b2f_pread and chunk by chunk; random ranges equal the slices;
- * metalayers and vlmetalayers of meta-lz4-t4; bad frames refused with a reason. */
+/* Check tests of frame/ reading: every fixture frame and Bloscpack file, and every frame
+ * b2fs wrote (tests/data/b2fs-written), decodes to its MANIFEST sha256 through b2f_pread
+ * and chunk by chunk, with the manifest's parameters; random ranges equal the slices;
+ * metalayers and vlmetalayers; bad frames refused with a reason. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,12 +20,37 @@ static int open_data(const char *name)
     return fd;
 }
 
-/* Reads a whole container through b2f_pread and chunk by chunk; checks both. */
-static void check_container(const char *dir, const char *file, const char *want_sha,
-                            int64_t want_nbytes)
+/* In a frame manifest (the columns codec to nchunks; Bloscpack manifests have fewer),
+ * the frame's header must give the row's parameters. */
+static void check_params(const char *name, const b2f_stat *st, const tu_manifest *m, int r)
+{
+    static const char *const cols[] = { "codec", "clevel", "typesize", "filters",
+                                        "chunksize", "blocksize", "nchunks" };
+    if (tu_manifest_get(m, r, "nchunks") == NULL)
+        return;
+    const char *codec = b2_codec_name(st->codec);
+    char filters[128], got[512], want[512] = "";
+    ck_assert_int_eq(b2_filters_format(st->filters, st->filters_meta, ',', filters,
+                                       sizeof filters), 0);
+    snprintf(got, sizeof got, "%s %d %d %s %d %d %lld", codec ? codec : "?", st->clevel,
+             st->typesize, filters, (int)st->chunksize, (int)st->blocksize,
+             (long long)st->nchunks);
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        const char *v = tu_manifest_get(m, r, cols[i]);
+        size_t n = strlen(want);
+        snprintf(want + n, sizeof want - n, "%s%s", i ? " " : "", v ? v : "?");
+    }
+    ck_assert_msg(strcmp(got, want) == 0, "%s: header gives %s, manifest %s", name, got, want);
+}
+
+/* Reads row r's container whole through b2f_pread and chunk by chunk; checks both, and
+ * its parameters. */
+static void check_container(const char *dir, const tu_manifest *m, int r)
 {
     char name[512];
-    snprintf(name, sizeof name, "%s%s%s", dir, *dir ? "/" : "", file);
+    snprintf(name, sizeof name, "%s%s%s", dir, *dir ? "/" : "", tu_manifest_get(m, r, "file"));
+    const char *want_sha = tu_manifest_get(m, r, "sha256");
+    int64_t want_nbytes = atoll(tu_manifest_get(m, r, "nbytes"));
     int fd = open_data(name);
     b2_frame *f;
     char err[256] = "";
@@ -32,6 +58,7 @@ static void check_container(const char *dir, const char *file, const char *want_
     ck_assert_msg(rc == 0, "%s: open: %s (%s)", name, b2f_strerror(rc), err);
     b2f_stat st;
     b2f_stat_get(f, &st);
+    check_params(name, &st, m, r);
     ck_assert_msg(st.nbytes == want_nbytes, "%s: nbytes %lld, want %lld", name,
                   (long long)st.nbytes, (long long)want_nbytes);
     uint8_t *all = malloc((size_t)st.nbytes + 1);
@@ -86,12 +113,10 @@ static void check_manifest(const char *dir)
     ck_assert_msg(m != NULL, "no MANIFEST.tsv in tests/data/%s", dir);
     ck_assert_int_gt(m->nrows, 0);
     for (int r = 0; r < m->nrows; r++) {
-        const char *file = tu_manifest_get(m, r, "file");
         const char *note = tu_manifest_get(m, r, "note");
         if (note && strstr(note, "codec-not-in-blosc2"))
             continue;
-        check_container(dir, file, tu_manifest_get(m, r, "sha256"),
-                        atoll(tu_manifest_get(m, r, "nbytes")));
+        check_container(dir, m, r);
     }
     tu_manifest_free(m);
 }
@@ -130,6 +155,18 @@ START_TEST(written_by_b2fs)
     fd = open_data("b2fs-written/edited-meta-zstd-t8.b2frame");
     ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
     ck_assert_int_gt(b2f_dead_bytes(f), 0);
+    b2f_close(f);
+    close(fd);
+    /* written by b2frame pack, meta and compact */
+    fd = open_data("b2fs-written/meta-zstd5-shuffle-t8-c32768.b2frame");
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_vlmeta_get(f, "attrs", &c, &len), 0);
+    ck_assert(len == 14 && memcmp(c, "{\"units\": \"K\"}", 14) == 0);
+    free(c);
+    ck_assert_int_eq(b2f_vlmeta_get(f, "blob", &c, &len), 0);
+    ck_assert(len == 8 && memcmp(c, "bin\0ary\377", 8) == 0);
+    free(c);
+    ck_assert_int_eq(b2f_dead_bytes(f), 0);
     b2f_close(f);
     close(fd);
 }
