@@ -149,6 +149,13 @@ int b2f_commit_is_atomic(b2_frame *f);
  * metalayers and vlmetalayers; staged changes included) into the empty file out_fd; the
  * caller fsyncs it and renames it into place, so a crash leaves either file whole. */
 int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* Writes a copy of the frame (staged changes included) with every chunk but the last
+ * holding exactly chunksize bytes into the empty file out_fd, as b2f_compact_into does:
+ * same contents, metalayers and vlmetalayers; chunks encoded with the header's codec and
+ * clevel and the first chunk's filters and typesize; all-zero chunks become zero special
+ * chunks. chunksize 0: the largest chunk, at least 64 KiB, in whole items. This is how a
+ * frame of variable-size chunks (which C-Blosc2 writes) becomes writable anywhere. */
+int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, char *err, size_t errlen);
 /* Bytes in the file that no chunk uses any more (what compaction would reclaim). */
 int64_t b2f_dead_bytes(b2_frame *f);
 

@@ -16,5 +16,6 @@ frame_libb2frame_a_SOURCES += \
 	frame/read.c \
 	frame/write.c \
 	frame/commit.c \
+	frame/rechunk.c \
 	frame/meta.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

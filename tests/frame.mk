@@ -21,3 +21,10 @@ tests_test_frame_write_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
 # b2frame tool (b2frame engineer)
 TESTS += tests/b2frame_cat.sh tests/b2frame_pack.sh
 EXTRA_DIST += tests/b2frame_cat.sh tests/b2frame_pack.sh
+# rewriting a frame with fixed-size chunks (rechunk engineer)
+check_PROGRAMS += tests/test_frame_rechunk
+TESTS += tests/test_frame_rechunk
+UNIT_TESTS += tests/test_frame_rechunk
+tests_test_frame_rechunk_SOURCES = tests/test_frame_rechunk.c
+tests_test_frame_rechunk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_frame_rechunk_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
