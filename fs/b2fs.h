@@ -207,6 +207,14 @@ void node_load_sizes(b2fs_node *n);
 /* Before the first write to a frame of variable-size chunks: rewrites it with fixed-size
  * chunks (fs/rechunk.c). 0, or -errno (-EOPNOTSUPP while not supported). */
 int node_make_fixed(b2fs_node *n);
+/* Writes a new version of the node's file with write() (b2f_compact_into,
+ * b2f_rechunk_into ...) to a temporary name next to it, fsyncs it and renames it into
+ * place (a crash leaves one whole file or the other), keeping mode, owner, xattrs and
+ * the line of the file (B2FS_XATTR_FROM); then the node reads the new file. what names
+ * the operation in logs. Caller holds the write lock. 0, or -errno (nothing changed;
+ * -ESTALE, not logged: the file is no longer at the node's name). */
+typedef int (*node_writer)(b2_frame *f, int fd, char *err, size_t errlen);
+int node_replace_with(b2fs_node *n, node_writer write, const char *what);
 void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
 
 /* ---- io on a node (io.c); callers hold the node lock as noted ---- */

@@ -16,6 +16,7 @@ FS_MOUNT_TESTS = \
 	tests/mount_xattr.sh \
 	tests/mount_concurrent.sh \
 	tests/mount_damage.sh \
-	tests/mount_enospc.sh
+	tests/mount_enospc.sh \
+	tests/mount_rechunk.sh
 TESTS += $(FS_MOUNT_TESTS)
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/mount_lib.sh tests/mount_random.py
