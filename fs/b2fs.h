@@ -241,6 +241,10 @@ void bcache_shutdown(void);
 /* Copies block `block` of chunk c of node generation gen into dst if cached. */
 int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len);
+/* Bytes of cache pages holding blocks now (<= cache_size), and bytes of pages ever
+ * used (what the cache adds to the daemon's resident memory; <= cache_size too). */
+size_t bcache_used(void);
+size_t bcache_touched(void);
 /* Queues decoding chunk c of node n ahead of a sequential reader. */
 void bcache_readahead(b2fs_node *n, int64_t c);
 /* A decode context for this thread. */

@@ -1,32 +1,70 @@
 /* Decoded blocks shared by all open files, bounded by -o cache_size (LRU), and the
  * read-ahead workers that fill it for sequential readers. A key is (node generation,
  * chunk, block): when a node's contents change it gets a new generation and its old
- * blocks simply age out. */
+ * blocks simply age out.
+ *
+ * The bytes live in fixed-size pages of one region mapped at mount, touched only as the
+ * cache fills; a block takes a chain of pages. Blocks used to be malloc'ed one by one:
+ * allocated on one thread and freed on another, they left glibc's per-thread arenas
+ * holding freed memory, and the daemon grew with the amount read (contrib/bench-mount,
+ * memory rows). Pages keep the cache at cache_size whatever malloc does. */
 #include "fs/b2fs.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <syslog.h>
 
 #define NBUCKETS 8192
+#define PAGE_BYTES ((size_t)8192)
+#define NO_PAGE UINT32_MAX
 
 typedef struct entry {
     uint64_t gen;
     int64_t chunk;
     int32_t block;
+    uint32_t first;         /* first page; the others follow through page_next */
     size_t len;
     struct entry *hnext, *prev, *next;
-    uint8_t data[];
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table[NBUCKETS];
 static entry *head, *tail; /* most recent first */
-static size_t used, limit;
+
+/* The region: npages pages, then entries[npages], then page_next[npages] (a block
+ * takes at least one page, so there are never more entries than pages). Pages and
+ * entries are taken from their free lists first, fresh ones (never touched) only when
+ * those are empty, so the resident part grows only up to what the cache holds. */
+static uint8_t *region;
+static size_t region_len;
+static uint32_t npages, nfree, fresh_pages, page_free;
+static uint32_t *page_next;
+static entry *entries, *entry_free;
+static uint32_t fresh_entries;
 
 static size_t hash(uint64_t gen, int64_t c, int32_t b)
 {
     uint64_t h = gen * 0x9E3779B97F4A7C15ull ^ (uint64_t)c * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)b;
     return (size_t)(h ^ (h >> 29)) % NBUCKETS;
+}
+
+static uint8_t *page_at(uint32_t p)
+{
+    return region + (size_t)p * PAGE_BYTES;
+}
+
+static uint32_t page_take(void)
+{
+    uint32_t p;
+    if (page_free != NO_PAGE) {
+        p = page_free;
+        page_free = page_next[p];
+    } else {
+        p = fresh_pages++;
+    }
+    nfree--;
+    return p;
 }
 
 static void lru_unlink(entry *e)
@@ -66,7 +104,16 @@ int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, si
     pthread_mutex_lock(&lock);
     entry *e = *find_slot(gen, c, block);
     if (e && off + len <= e->len) {
-        memcpy(dst, e->data + off, len);
+        uint32_t p = e->first;
+        for (size_t skip = off / PAGE_BYTES; skip; skip--)
+            p = page_next[p];
+        size_t within = off % PAGE_BYTES;
+        for (size_t done = 0; done < len; p = page_next[p]) {
+            size_t take = PAGE_BYTES - within < len - done ? PAGE_BYTES - within : len - done;
+            memcpy((uint8_t *)dst + done, page_at(p) + within, take);
+            done += take;
+            within = 0;
+        }
         lru_unlink(e);
         lru_front(e);
         hit = 1;
@@ -81,37 +128,66 @@ static void evict_locked(void)
     lru_unlink(e);
     entry **pp = find_slot(e->gen, e->chunk, e->block);
     *pp = e->hnext;
-    used -= e->len;
-    free(e);
+    uint32_t p = e->first, last = p, n = 0;
+    for (; p != NO_PAGE; p = page_next[p], n++)
+        last = p;
+    page_next[last] = page_free;
+    page_free = e->first;
+    nfree += n;
+    e->hnext = entry_free;
+    entry_free = e;
 }
 
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len)
 {
-    if (len > limit)
+    size_t need = (len + PAGE_BYTES - 1) / PAGE_BYTES;
+    pthread_mutex_lock(&lock);
+    entry **pp = find_slot(gen, c, block);
+    if (len == 0 || need > npages || *pp) {
+        pthread_mutex_unlock(&lock);
         return;
-    entry *e = malloc(sizeof *e + len);
-    if (!e)
-        return;
+    }
+    while (nfree < need)
+        evict_locked();
+    entry *e = entry_free;
+    if (e)
+        entry_free = e->hnext;
+    else
+        e = &entries[fresh_entries++];
     e->gen = gen;
     e->chunk = c;
     e->block = block;
     e->len = len;
-    memcpy(e->data, src, len);
-    pthread_mutex_lock(&lock);
-    entry **pp = find_slot(gen, c, block);
-    if (*pp) {
-        pthread_mutex_unlock(&lock);
-        free(e);
-        return;
+    uint32_t *link = &e->first;
+    for (size_t done = 0; done < len; done += PAGE_BYTES) {
+        uint32_t p = page_take();
+        *link = p;
+        link = &page_next[p];
+        memcpy(page_at(p), (const uint8_t *)src + done,
+               len - done < PAGE_BYTES ? len - done : PAGE_BYTES);
     }
-    while (used + len > limit && tail)
-        evict_locked();
+    *link = NO_PAGE;
     pp = find_slot(gen, c, block); /* eviction may have freed the entry pp was in */
     e->hnext = NULL;
     *pp = e;
     lru_front(e);
-    used += len;
     pthread_mutex_unlock(&lock);
+}
+
+size_t bcache_used(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t used = (size_t)(npages - nfree) * PAGE_BYTES;
+    pthread_mutex_unlock(&lock);
+    return used;
+}
+
+size_t bcache_touched(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t touched = (size_t)fresh_pages * PAGE_BYTES;
+    pthread_mutex_unlock(&lock);
+    return touched;
 }
 
 /* ---- per-thread decode context ---- */
@@ -179,7 +255,7 @@ out:
 
 void bcache_readahead(b2fs_node *n, int64_t c)
 {
-    if (!wpool_size() || limit == 0)
+    if (!wpool_size() || !__atomic_load_n(&npages, __ATOMIC_RELAXED))
         return;
     if (__atomic_add_fetch(&ra_pending, 1, __ATOMIC_RELAXED) > MAX_RA_PENDING) {
         __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
@@ -197,9 +273,32 @@ void bcache_readahead(b2fs_node *n, int64_t c)
     wpool_submit(&ra->task);
 }
 
+/* Leaves the cache off (npages 0) when the region cannot be mapped. A second init
+ * needs a bcache_shutdown first. */
 void bcache_init(size_t bytes)
 {
-    limit = bytes;
+    size_t n = bytes / PAGE_BYTES;
+    if (n >= NO_PAGE)
+        n = NO_PAGE - 1;
+    size_t len = n * (PAGE_BYTES + sizeof *page_next + sizeof *entries);
+    void *r = n ? mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                : MAP_FAILED;
+    if (n && r == MAP_FAILED)
+        b2fs_log(LOG_WARNING, "no block cache: cannot map %zu bytes for it", len);
+    pthread_mutex_lock(&lock);
+    if (r != MAP_FAILED) {
+        region = r;
+        region_len = len;
+        __atomic_store_n(&npages, (uint32_t)n, __ATOMIC_RELAXED);
+        nfree = (uint32_t)n;
+        entries = (entry *)(region + n * PAGE_BYTES);
+        page_next = (uint32_t *)(entries + n);
+    }
+    fresh_pages = fresh_entries = 0;
+    page_free = NO_PAGE;
+    entry_free = NULL;
+    pthread_mutex_unlock(&lock);
 }
 
 void bcache_shutdown(void)
@@ -207,5 +306,11 @@ void bcache_shutdown(void)
     pthread_mutex_lock(&lock);
     while (tail)
         evict_locked();
+    if (region)
+        munmap(region, region_len);
+    region = NULL;
+    region_len = 0;
+    __atomic_store_n(&npages, 0, __ATOMIC_RELAXED);
+    nfree = 0;
     pthread_mutex_unlock(&lock);
 }

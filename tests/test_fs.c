@@ -1,5 +1,5 @@
-/* Unit tests of fs/ that need no mount: option values and the name mapping
- * (suffixes, shadowing, temporary names, symlinks never followed). */
+/* Unit tests of fs/ that need no mount: option values, the name mapping (suffixes,
+ * shadowing, temporary names, symlinks never followed) and the block cache's bound. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -189,6 +189,64 @@ START_TEST(mapping)
 }
 END_TEST
 
+/* Blocks of many sizes through a 1 MiB cache: every get returns the bytes put, the
+ * cache never holds or touches more than its size, and eviction is least recent first. */
+START_TEST(bcache_bound)
+{
+    const size_t cap = 1 << 20;
+    bcache_init(cap);
+    uint8_t *src = malloc(cap + 1), *out = malloc(cap + 1);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(out);
+    size_t total = 0;
+    for (int k = 0; k < 400; k++) {
+        size_t len = 1 + (size_t)(k * 7919u % 300000u);
+        tu_fill_random(src, len, (uint64_t)k);
+        bcache_put(7, k, k % 5, src, len);
+        total += len;
+        ck_assert_uint_le(bcache_used(), cap);
+        ck_assert_uint_le(bcache_touched(), cap);
+        size_t off = (size_t)k * 131 % len, n = len - off;
+        ck_assert_msg(bcache_get(7, k, k % 5, off, out, n), "block %d missing", k);
+        ck_assert_msg(memcmp(out, src + off, n) == 0, "block %d differs", k);
+        ck_assert(!bcache_get(7, k, k % 5, off, out, n + 1)); /* past its end */
+        ck_assert(!bcache_get(8, k, k % 5, 0, out, 1));       /* other generation */
+    }
+    ck_assert_uint_gt(total, 40 * cap);
+
+    /* a 100 KiB block kept in use survives a stream of others; an unused one does not */
+    tu_fill_random(src, 100000, 1000);
+    bcache_put(9, 0, 0, src, 100000);
+    bcache_put(9, 1, 0, src, 100000);
+    for (int k = 0; k < 40; k++) {
+        bcache_put(9, 100 + k, 0, src, 50000);
+        ck_assert(bcache_get(9, 0, 0, 99990, out, 10));
+    }
+    ck_assert(memcmp(out, src + 99990, 10) == 0);
+    ck_assert(!bcache_get(9, 1, 0, 0, out, 1));
+
+    /* the same key again changes nothing; a block larger than the cache is not kept */
+    size_t before = bcache_used();
+    bcache_put(9, 0, 0, src, 100000);
+    ck_assert_uint_eq(bcache_used(), before);
+    bcache_put(9, 2, 0, src, cap + 1);
+    ck_assert(!bcache_get(9, 2, 0, 0, out, 1));
+    ck_assert(bcache_get(9, 0, 0, 0, out, 100000));
+
+    bcache_shutdown();
+    ck_assert_uint_eq(bcache_used(), 0);
+    bcache_put(9, 3, 0, src, 10);
+    ck_assert(!bcache_get(9, 3, 0, 0, out, 10));
+
+    bcache_init(0); /* cache_size=0: nothing is kept */
+    bcache_put(9, 4, 0, src, 10);
+    ck_assert(!bcache_get(9, 4, 0, 0, out, 10));
+    bcache_shutdown();
+    free(src);
+    free(out);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fs");
@@ -197,6 +255,7 @@ int main(void)
     tcase_add_test(tc, params);
     tcase_add_test(tc, names);
     tcase_add_test(tc, mapping);
+    tcase_add_test(tc, bcache_bound);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
