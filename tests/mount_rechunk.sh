@@ -7,6 +7,7 @@
 # reader that had the file open sees the new bytes; a remount reads the same bytes.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/rel_lib.sh"
 need_fuse
 [ -x "$B2FRAME" ] || skip_all "b2frame is not built ($B2FRAME)"
 
@@ -26,14 +27,16 @@ xattrs_ok=0
 if setfattr -n user.note -v kept "$BACK/$F.b2frame" 2>/dev/null; then xattrs_ok=1; fi
 H_SUM=$(sha256sum <"$BACK/$H.b2frame")
 
-# put FILE OFF LEN SEED: the same bytes at OFF in the mounted file and in its plain copy
+# put FILE OFF LEN SEED: the same bytes at OFF in the mounted file (under $MNT, or $ON)
+# and in its plain copy
 put() {
     head -c "$3" <(yes "$4 $2 $3 rechunk" | tr -d '\n') >"$WORK/piece"
-    dd if="$WORK/piece" of="$MNT/$1" bs=65536 seek="$2" oflag=seek_bytes conv=notrunc \
+    dd if="$WORK/piece" of="${ON:-$MNT}/$1" bs=65536 seek="$2" oflag=seek_bytes conv=notrunc \
         status=none || return 1
     dd if="$WORK/piece" of="$PLAIN/$1" bs=65536 seek="$2" oflag=seek_bytes conv=notrunc \
         status=none
 }
+put_on() { local ON=$1; shift; put "$@"; }
 same() { cmp "$MNT/$1" "$PLAIN/$1"; }
 
 mount_b2fs || { fail "mount"; finish; exit 1; }
@@ -87,4 +90,68 @@ check "writes after remount" put $F 131070 10 i
 check "identical" same $F
 unmount_b2fs
 check "b2frame verify after the second mount" frame_ok "$BACK/$F.b2frame"
+
+# two mounts of one backing directory: B has the file open when A rewrites it, then each
+# writes in turn; each sees the other's bytes and the file is rewritten once
+cp "$DATA/$G.b2frame" "$BACK/two.b2frame"
+"$B2FRAME" cat "$BACK/two.b2frame" >"$PLAIN/two"
+: >"$WORK/b2fs.log"
+rel_mount_two
+check "two mounts: B reads the file" cmp "$B/two" "$PLAIN/two"
+exec 4<"$B/two"
+check "two mounts: A writes (and rewrites it)" put_on "$A" two 70000 5000 j
+sleep 1.1   # B looks for other mounts' commits at most once a second
+check "two mounts: B reads A's bytes" cmp "$B/two" "$PLAIN/two"
+check "two mounts: B's open reader too" cmp <(cat <&4) "$PLAIN/two"
+exec 4<&-
+check "two mounts: B writes" put_on "$B" two 1000 60000 k
+sleep 1.1
+check "two mounts: A reads B's bytes" cmp "$A/two" "$PLAIN/two"
+check "two mounts: rewritten once" [ "$(grep -c "two.b2frame: rewritten" "$WORK/b2fs.log")" = 1 ]
+onA rel_unmount
+onB rel_unmount
+MNT=$A
+check "two mounts: b2frame verify" frame_ok "$BACK/two.b2frame"
+check "two mounts: it decodes to the plain copy" cmp <("$B2FRAME" cat "$BACK/two.b2frame") "$PLAIN/two"
+
+# kill -9 of the daemon while it rewrites a larger file: the name holds the old file or
+# the new one, whole (what was written, if its close committed it, or nothing of it)
+/usr/bin/python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b''.join(struct.pack('<d', (i % 1000) * 0.25 + i // 1000) for i in range(3 << 20)))
+" >"$WORK/before"
+"$B2FRAME" pack -c zstd -l 5 -f shuffle -t 8 -s 1M "$WORK/before" "$WORK/big.b2frame" >/dev/null
+# the same frame declared as one of variable-size chunks (flag 0x40, chunksize 0)
+flags=$(od -An -tu1 -j25 -N1 "$WORK/big.b2frame" | tr -d ' ')
+printf "\\$(printf %03o $((flags | 64)))" | dd of="$WORK/big.b2frame" bs=1 seek=25 conv=notrunc status=none
+head -c 4 /dev/zero | dd of="$WORK/big.b2frame" bs=1 seek=58 conv=notrunc status=none
+check "the crash test frame has variable-size chunks" \
+    grep -q "chunksize: variable" <("$B2FRAME" info "$WORK/big.b2frame")
+cp "$WORK/before" "$WORK/after"
+printf x | dd of="$WORK/after" bs=1 seek=5 conv=notrunc status=none
+crash_bad=0 hit=0
+for delay in 0 0.01 0.02 0.03 0.04 0.06 0.08 0.1 0.15 0.3; do
+    rm -f "$BACK"/.b2fs-tmp-*
+    cp "$WORK/big.b2frame" "$BACK/big.b2frame"
+    mount_b2fs || { crash_bad=$((crash_bad + 1)); break; }
+    printf x | dd of="$MNT/big" bs=1 seek=5 conv=notrunc status=none 2>/dev/null &
+    wpid=$!
+    sleep "$delay"
+    kill -KILL "$B2FS_PID"
+    wait "$B2FS_PID" 2>/dev/null
+    B2FS_PID=
+    wait "$wpid" 2>/dev/null
+    fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null
+    if grep -q "chunksize: variable" <("$B2FRAME" info "$BACK/big.b2frame" 2>/dev/null) &&
+        [ -n "$(find "$BACK" -name '.b2fs-tmp-*')" ]; then
+        hit=$((hit + 1))   # killed during the rewrite
+    fi
+    "$B2FRAME" cat "$BACK/big.b2frame" >"$WORK/got" 2>/dev/null
+    if ! frame_ok "$BACK/big.b2frame" || ! { cmp -s "$WORK/got" "$WORK/before" ||
+        cmp -s "$WORK/got" "$WORK/after"; }; then
+        crash_bad=$((crash_bad + 1)); echo "kill after ${delay}s: big.b2frame is neither file"
+    fi
+done
+echo "note: $hit of 10 kills came while a temporary copy was being written"
+check "after each kill -9 the file is the old or the new one, whole" [ $crash_bad -eq 0 ]
 finish
