@@ -299,6 +299,12 @@ static void chunk_bufs_free(struct chunk_bufs *cb)
     free(cb->comp), free(cb->out_mem), free(cb->clen);
 }
 
+/* Length of the chunk that starts at byte off of the data. */
+static size_t chunk_len(const struct dataset *d, const struct chunk_bufs *cb, size_t off)
+{
+    return d->len - off < cb->chunk ? d->len - off : cb->chunk;
+}
+
 /* Where the chunk that starts at byte off of the data decodes to. */
 static uint8_t *out_at(const struct chunk_bufs *cb, size_t off)
 {
@@ -336,7 +342,7 @@ static double sum_best(const double *best, size_t n)
 static void memcpy_chunks(const struct dataset *d, struct chunk_bufs *cb, double *best)
 {
     for (size_t c = 0; c < cb->nchunks; c++) {
-        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        size_t off = c * cb->chunk, n = chunk_len(d, cb, off);
         double t0 = now();
         memcpy(out_at(cb, off), d->data + off, n);
         keep_best(best, c, t0);
@@ -349,7 +355,7 @@ static int encode_chunks(b2_cctx *cx, const struct dataset *d, struct chunk_bufs
 {
     *total_c = 0;
     for (size_t c = 0; c < cb->nchunks; c++) {
-        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        size_t off = c * cb->chunk, n = chunk_len(d, cb, off);
         double t0 = now();
         int r = b2_chunk_encode(cx, d->data + off, n, cb->comp + c * cb->slot, cb->slot);
         keep_best(best, c, t0);
@@ -367,7 +373,7 @@ static int decode_chunks(b2_dctx *dx, const struct dataset *d, struct chunk_bufs
                          double *best)
 {
     for (size_t c = 0; c < cb->nchunks; c++) {
-        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        size_t off = c * cb->chunk, n = chunk_len(d, cb, off);
         double t0 = now();
         int r = b2_chunk_decode(dx, cb->comp + c * cb->slot, cb->clen[c], out_at(cb, off), n);
         keep_best(best, c, t0);
@@ -386,7 +392,7 @@ static int decoded_matches(b2_dctx *dx, const struct dataset *d, const struct ch
     if (!cb->cached_out)
         return memcmp(cb->out, d->data, d->len) == 0;
     for (size_t c = 0; c < cb->nchunks; c++) {
-        size_t off = c * cb->chunk, n = d->len - off < cb->chunk ? d->len - off : cb->chunk;
+        size_t off = c * cb->chunk, n = chunk_len(d, cb, off);
         int r = b2_chunk_decode(dx, cb->comp + c * cb->slot, cb->clen[c], cb->out, n);
         if (r != (int)n || memcmp(cb->out, d->data + off, n) != 0)
             return 0;
@@ -397,7 +403,6 @@ static int decoded_matches(b2_dctx *dx, const struct dataset *d, const struct ch
 static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char *codec,
                       const char *filters, const struct chunk_opts *o, double t_memcpy)
 {
-    int nthreads = o->nthreads;
     b2_cparams p;
     b2_cparams_default(&p);
     p.codec = b2_codec_from_name(codec);
@@ -410,8 +415,8 @@ static void chunk_row(const struct dataset *d, struct chunk_bufs *cb, const char
     }
     b2_cctx *cx = b2_cctx_new(&p);
     b2_dctx *dx = b2_dctx_new();
-    if (cx == NULL || dx == NULL || b2_cctx_set_nthreads(cx, nthreads) != 0 ||
-        b2_dctx_set_nthreads(dx, nthreads) != 0) {
+    if (cx == NULL || dx == NULL || b2_cctx_set_nthreads(cx, o->nthreads) != 0 ||
+        b2_dctx_set_nthreads(dx, o->nthreads) != 0) {
         fprintf(stderr, "b2bench: cannot make contexts for %s %s\n", codec, filters);
         b2_cctx_free(cx), b2_dctx_free(dx);
         return;
