@@ -130,6 +130,13 @@ int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes);
 int b2f_delete_chunk(b2_frame *f, int64_t n);
 /* Grows (with zero special chunks, no data) or shrinks the contents to nbytes. */
 int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes);
+/* Encodes one chunk of nbytes the way the frame layer stores it (all-zero data of
+ * whole items becomes a zero special chunk) with cctx from b2f_cctx_new and the frame's
+ * typesize, into dst (nbytes + B2_MAX_OVERHEAD always suffices), for
+ * b2f_update_encoded. Returns cbytes or an error. Touches no frame: safe on a worker
+ * thread while the frame changes. */
+int b2f_encode_chunk(b2_cctx *cctx, int typesize, const void *data, size_t nbytes, void *dst,
+                     size_t dst_cap);
 /* Parameters for chunks written from now on (a non-empty frame keeps its typesize and
  * chunksize; only codec, clevel and filters may change). */
 int b2f_set_params(b2_frame *f, const b2f_params *p);

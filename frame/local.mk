@@ -15,6 +15,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/open.c \
 	frame/read.c \
 	frame/write.c \
+	frame/encode.c \
 	frame/commit.c \
 	frame/rechunk.c \
 	frame/meta.c

@@ -136,53 +136,24 @@ int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes)
     return put_encoded(f, n, chunk, cbytes, 0);
 }
 
-static int is_zero(const uint8_t *p, size_t n)
-{
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        if (v)
-            return 0;
-        p += 8;
-        n -= 8;
-    }
-    while (n--)
-        if (*p++)
-            return 0;
-    return 1;
-}
-
 /* Encodes data with cctx (or the frame's parameters); all zeros become a zero special. */
 static int encode(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes, uint8_t **out,
                   int32_t *cbytes)
 {
     if (nbytes == 0 || nbytes > (size_t)B2_MAX_NBYTES)
         return B2F_ERANGE;
-    uint8_t *buf;
-    int rc;
-    /* C-Blosc2 cannot make a special chunk of a partial item: that one is encoded */
-    if (nbytes % (size_t)f->wp.cp.typesize == 0 && is_zero(data, nbytes)) {
-        buf = malloc(B2_HEADER_LEN + 8);
-        if (!buf)
-            return B2E_NOMEM;
-        rc = b2_chunk_make_special(B2_SPECIAL_ZERO, f->wp.cp.typesize, (int32_t)nbytes, NULL, buf,
-                                   B2_HEADER_LEN + 8);
-    } else {
-        b2_cctx *own = cctx ? NULL : b2_cctx_new(&f->wp.cp);
-        buf = malloc(nbytes + B2_MAX_OVERHEAD);
-        if (!buf || (!cctx && !own)) {
-            free(buf);
-            b2_cctx_free(own);
-            return B2E_NOMEM;
-        }
-        rc = b2_chunk_encode(cctx ? cctx : own, data, nbytes, buf, nbytes + B2_MAX_OVERHEAD);
-        b2_cctx_free(own);
-    }
+    b2_cctx *own = cctx ? NULL : b2_cctx_new(&f->wp.cp);
+    uint8_t *buf = malloc(nbytes + B2_MAX_OVERHEAD);
+    int rc = buf ? b2f_encode_chunk(cctx ? cctx : own, f->wp.cp.typesize, data, nbytes, buf,
+                                    nbytes + B2_MAX_OVERHEAD)
+                 : B2E_NOMEM;
+    b2_cctx_free(own);
     if (rc < 0) {
         free(buf);
         return rc;
     }
-    *out = buf;
+    uint8_t *fit = realloc(buf, (size_t)rc); /* staged until the commit: keep what it needs */
+    *out = fit ? fit : buf;
     *cbytes = rc;
     return 0;
 }

@@ -909,6 +909,85 @@ START_TEST(written_frames)
 }
 END_TEST
 
+/* b2f_encode_chunk: zeros of whole items become a zero special chunk, anything else a
+ * chunk that decodes back; the result goes into a frame with b2f_update_encoded and
+ * reads back after a commit. Encoded on two threads at once with their own contexts. */
+typedef struct enc_arg {
+    b2_cctx *cctx;
+    const uint8_t *src;
+    size_t len;
+    uint8_t *out;
+    int rc;
+} enc_arg;
+
+static void *encode_thread(void *p)
+{
+    enc_arg *a = p;
+    a->out = malloc(a->len + B2_MAX_OVERHEAD);
+    a->rc = b2f_encode_chunk(a->cctx, 4, a->src, a->len, a->out, a->len + B2_MAX_OVERHEAD);
+    return NULL;
+}
+
+START_TEST(encode_chunk)
+{
+    const size_t cs = 65536, cap = cs + B2_MAX_OVERHEAD;
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 4, (int32_t)cs);
+    uint8_t *zeros = calloc(1, cs), *series = malloc(cs), *out = malloc(cap);
+    tu_fill_float_series(series, cs, 3);
+    b2_chunk_info ci;
+    b2_cctx *cctx = b2f_cctx_new(f);
+    ck_assert_ptr_nonnull(cctx);
+
+    /* zeros: a special chunk with no data, also without a context */
+    int cb = b2f_encode_chunk(NULL, 4, zeros, cs, out, cap);
+    ck_assert_int_gt(cb, 0);
+    ck_assert_int_le(cb, B2_HEADER_LEN + 8);
+    ck_assert_int_eq(b2_chunk_parse_header(out, (size_t)cb, &ci), 0);
+    ck_assert_int_eq(ci.special, B2_SPECIAL_ZERO);
+    ck_assert_int_eq(ci.nbytes, (int32_t)cs);
+    /* zeros that end in a partial item: encoded, not special (C-Blosc2 could not read it) */
+    cb = b2f_encode_chunk(cctx, 4, zeros, 10, out, cap);
+    ck_assert_int_gt(cb, 0);
+    ck_assert_int_eq(b2_chunk_parse_header(out, (size_t)cb, &ci), 0);
+    ck_assert_int_eq(ci.special, B2_SPECIAL_NONE);
+    /* nothing; no context for data that needs one; no room */
+    ck_assert_int_eq(b2f_encode_chunk(cctx, 4, zeros, 0, out, cap), B2F_ERANGE);
+    ck_assert_int_lt(b2f_encode_chunk(NULL, 4, series, cs, out, cap), 0);
+    ck_assert_int_lt(b2f_encode_chunk(cctx, 4, zeros, cs, out, 8), 0);
+
+    /* data and zeros on two threads at once; then into the frame as chunks 0 and 1 */
+    enc_arg a[2] = {{cctx, series, cs, NULL, -1}, {b2f_cctx_new(f), zeros, cs, NULL, -1}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, encode_thread, &a[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_int_gt(a[i].rc, 0);
+        ck_assert_int_eq(b2_chunk_parse_header(a[i].out, (size_t)a[i].rc, &ci), 0);
+        ck_assert_int_eq(ci.special, i ? B2_SPECIAL_ZERO : B2_SPECIAL_NONE);
+        ck_assert_int_eq(b2f_update_encoded(f, i, a[i].out, a[i].rc), 0);
+    }
+    b2_cctx_free(a[1].cctx);
+    b2_cctx_free(cctx);
+    commit(f);
+    b2f_close(f);
+    model m = {0};
+    model_set(&m, 0, series, cs);
+    model_set(&m, cs, zeros, cs);
+    check_file(fd, &m, "encoded chunks");
+    b2_frame *g;
+    ck_assert_int_eq(b2f_open(&g, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_chunk_special(g, 1), B2_SPECIAL_ZERO);
+    b2f_close(g);
+    close(fd);
+    free(m.data);
+    free(zeros);
+    free(series);
+    free(out);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("frame write");
@@ -923,6 +1002,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, concurrent_readers);
     tcase_add_test(tc, refresh_sees_other_writer);
     tcase_add_test(tc, written_frames);
+    tcase_add_test(tc, encode_chunk);
     suite_add_tcase(s, tc);
     return s;
 }
