@@ -114,6 +114,35 @@ MNT=$A
 check "two mounts: b2frame verify" frame_ok "$BACK/two.b2frame"
 check "two mounts: it decodes to the plain copy" cmp <("$B2FRAME" cat "$BACK/two.b2frame") "$PLAIN/two"
 
+# a backing file system too full for the rewritten copy: the write fails with ENOSPC, the
+# file stays as it was and readable, no temporary file is left; with room, it works
+TB=$WORK/tback
+mkdir -p "$TB"
+if mount -t tmpfs -o size=300k b2fs-test "$TB" 2>/dev/null; then
+    trap 'fusermount3 -u "$MNT" 2>/dev/null; umount "$TB" 2>/dev/null; cleanup_mount' EXIT
+    cp "$DATA/$F.b2frame" "$TB/full.b2frame"   # 191 KiB; its copy takes 137 KiB
+    "$B2FRAME" cat "$TB/full.b2frame" >"$PLAIN/full"
+    sum=$(sha256sum <"$TB/full.b2frame")
+    SAVED=$BACK
+    BACK=$TB
+    mount_b2fs || fail "mount on a small tmpfs"
+    out=$(printf x | dd of="$MNT/full" bs=1 seek=10 conv=notrunc status=none 2>&1); rc=$?
+    echo "$out"
+    check "full disk: the write fails with ENOSPC" refused $rc "$out" "No space left on device"
+    check "full disk: the file is unchanged" [ "$(sha256sum <"$TB/full.b2frame")" = "$sum" ]
+    check "full disk: it still reads" same full
+    check "full disk: no temporary file left" [ -z "$(find "$TB" -name '.b2fs-tmp-*')" ]
+    mount -o remount,size=2M "$TB"
+    check "with room: the write works" put full 10 1 l
+    check "with room: identical" same full
+    unmount_b2fs
+    check "with room: b2frame verify" frame_ok "$TB/full.b2frame"
+    BACK=$SAVED
+    umount "$TB"
+else
+    echo "note: cannot mount a small tmpfs: ENOSPC during a rewrite not checked"
+fi
+
 # kill -9 of the daemon while it rewrites a larger file: the name holds the old file or
 # the new one, whole (what was written, if its close committed it, or nothing of it)
 /usr/bin/python3 -c "
