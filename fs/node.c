@@ -274,8 +274,8 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     n->kind = loc->kind;
     n->writable = want_rw;
     set_location(n, loc->dirfd, loc->name);
+    node_stamp(n); /* before reading: a commit by another mount after it shows as a change */
     node_open_frame(n);
-    node_stamp(n);
     pthread_mutex_lock(&table_lock);
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
@@ -450,6 +450,9 @@ void node_put(b2fs_node *n)
     b2fs_node *evict = NULL;
     pthread_mutex_lock(&table_lock);
     if (--n->refs == 0) {
+        /* an idle node keeps its frame, not its compression contexts (about 1.4 MiB
+         * each; with up to MAX_IDLE nodes kept, writing many files grew the daemon) */
+        node_drop_cctx(n);
         idle_push(n);
         struct stat st;
         /* a file deleted (or replaced by another mount's compaction) is not kept open */

@@ -160,9 +160,17 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
         fd = n->fd;
         if (fstat(fd, &st) < 0)
             return -errno;
+        /* a commit ends the file at its frame's end; under the lock a file that ends
+         * elsewhere was committed by someone after our view was read, whatever the stamp
+         * says (a stamp taken after an unlocked read may postdate that commit) */
+        b2f_stat fs;
+        b2f_stat_get(n->frame, &fs);
         if (st.st_size == n->bsize && st.st_mtim.tv_sec == n->mtime.tv_sec &&
-            st.st_mtim.tv_nsec == n->mtime.tv_nsec)
+            st.st_mtim.tv_nsec == n->mtime.tv_nsec && (!committing || st.st_size == fs.file_len))
             return 0; /* nobody else committed */
+    } else if (fstat(fd, &st) < 0) {
+        close(fd);
+        return -errno;
     }
     char err[200] = "";
     b2_frame *nf = NULL;
@@ -181,15 +189,16 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
     if (fd != n->fd) {
         close(n->fd);
         n->fd = fd;
-        if (fstat(fd, &st) == 0)
-            node_rekey(n, st.st_dev, st.st_ino);
+        node_rekey(n, st.st_dev, st.st_ino);
     }
     int writable = n->writable;
     node_load_sizes(n);
     n->writable = writable;
     n->cached_ok = 0;
     node_new_gen(n);
-    node_stamp(n);
+    /* the stamp of the file as it was before it was read, not after */
+    n->mtime = st.st_mtim;
+    n->bsize = st.st_size;
     return 0;
 }
 

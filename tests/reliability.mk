@@ -6,10 +6,10 @@ REL_TESTS = \
 	tests/rel_crash.sh \
 	tests/rel_fio.sh \
 	tests/rel_twomounts.sh \
+	tests/rel_twomounts_writers.sh \
 	tests/rel_security.sh
 TESTS += $(REL_TESTS)
-# tests/rel_twomounts_writers.sh joins REL_TESTS once fs-bugs R1/R2 are fixed
-EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_twomounts_writers.sh tests/rel_valgrind.sh
+EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_valgrind.sh
 
 check_PROGRAMS += tests/rel_crashwriter
 tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c
