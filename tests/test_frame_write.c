@@ -765,12 +765,20 @@ static int out_file(const char *name)
     return fd;
 }
 
+/* A manifest row in the columns of tests/data/MANIFEST.tsv: cols gives codec to chunksize,
+ * the frame's header the blocksize and nchunks. */
 static void record(int fd, const char *name, const model *m, const char *cols, const char *note)
 {
     check_file(fd, m, name);
+    b2_frame *f;
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    b2f_close(f);
     char hex[65];
     tu_sha256_hex(m->data, m->len, hex);
-    fprintf(manifest, "%s\t%zu\t%s\t%s\t%s\n", name, m->len, hex, cols, note);
+    fprintf(manifest, "%s\t%zu\t%s\t%s\t%d\t%lld\t%s\n", name, m->len, hex, cols,
+            (int)st.blocksize, (long long)st.nchunks, note);
 }
 
 START_TEST(written_frames)
@@ -787,7 +795,8 @@ START_TEST(written_frames)
     snprintf(mpath, sizeof mpath, "%s/MANIFEST.tsv", outdir);
     manifest = fopen(mpath, "w");
     ck_assert(manifest != NULL);
-    fprintf(manifest, "file\tnbytes\tsha256\tcodec\tclevel\ttypesize\tfilters\tchunksize\tnote\n");
+    fprintf(manifest, "file\tnbytes\tsha256\tcodec\tclevel\ttypesize\tfilters\tchunksize"
+                      "\tblocksize\tnchunks\tnote\n");
     static const int codecs[] = {B2_BLOSCLZ, B2_LZ4, B2_LZ4HC, B2_ZLIB, B2_ZSTD};
     static const char *filters[] = {"none", "shuffle", "bitshuffle", "delta,shuffle",
                                     "trunc:20,shuffle"};
