@@ -274,8 +274,8 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     n->kind = loc->kind;
     n->writable = want_rw;
     set_location(n, loc->dirfd, loc->name);
+    node_stamp(n); /* before reading: a commit by another mount after it shows as a change */
     node_open_frame(n);
-    node_stamp(n);
     pthread_mutex_lock(&table_lock);
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
