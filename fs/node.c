@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #define NBUCKETS 1024
@@ -331,68 +330,6 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
     pthread_mutex_unlock(&table_lock);
 }
 
-static void copy_xattrs(int from, int to)
-{
-    char names[65536], val[65536];
-    ssize_t len = flistxattr(from, names, sizeof names);
-    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
-        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
-        if (vl >= 0)
-            fsetxattr(to, names + i, val, (size_t)vl, 0);
-    }
-}
-
-/* Writes a compacted copy of the frame (staged changes included) next to it and renames
- * it into place: a crash leaves one whole file or the other. Returns -1 without doing
- * anything when the file is no longer where the node last saw it. */
-static int replace_file(b2fs_node *n)
-{
-    struct stat st;
-    if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-        st.st_ino != n->ino || st.st_dev != n->dev)
-        return -1;
-    static unsigned long counter;
-    char tmp[64], err[200] = "";
-    snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-c%lu", (int)getpid(),
-             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-    int fd = openat(n->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    st.st_mode & 07777);
-    if (fd < 0)
-        return -1;
-    if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
-        b2fs_log(LOG_WARNING, "%s: compaction: chown: %s", n->path, strerror(errno));
-    copy_xattrs(n->fd, fd);
-    /* tells other mounts with an older file of this line open where it went (share.c) */
-    char from[64];
-    node_lineage(n, from, sizeof from);
-    fsetxattr(fd, B2FS_XATTR_FROM, from, strlen(from), 0);
-    b2_frame *nf = NULL;
-    int r = b2f_compact_into(n->frame, fd, err, sizeof err);
-    if (r == 0 && fdatasync(fd) < 0)
-        r = -errno;
-    if (r == 0)
-        r = b2f_open(&nf, fd, B2F_RDWR, NULL, err, sizeof err);
-    if (r == 0 && renameat(n->dirfd, tmp, n->dirfd, n->name) < 0)
-        r = -errno;
-    if (r < 0) {
-        b2fs_log(LOG_WARNING, "%s: rewriting the file failed: %s%s%s", n->path, b2f_strerror(r),
-                 err[0] ? ": " : "", err);
-        if (nf)
-            b2f_close(nf);
-        unlinkat(n->dirfd, tmp, 0);
-        close(fd);
-        return -1;
-    }
-    b2f_close(n->frame);
-    close(n->fd);
-    n->frame = nf;
-    n->fd = fd;
-    struct stat nst;
-    if (fstat(fd, &nst) == 0)
-        node_rekey(n, nst.st_dev, nst.st_ino);
-    return 0;
-}
-
 /* When more than half of the frame file is space no chunk uses: compaction. */
 static void maybe_compact(b2fs_node *n)
 {
@@ -400,7 +337,7 @@ static void maybe_compact(b2fs_node *n)
     b2f_stat_get(n->frame, &fs);
     int64_t dead = b2f_dead_bytes(n->frame);
     if (dead >= (1 << 20) && dead * 2 >= fs.file_len)
-        replace_file(n);
+        node_replace_with(n, b2f_compact_into, "compaction");
 }
 
 int node_commit(b2fs_node *n, int durable)
@@ -424,7 +361,8 @@ int node_commit(b2fs_node *n, int durable)
     r = node_rebase_if_changed(n, 1);
     if (r == 0) {
         /* an empty frame with new vlmetalayers cannot be committed in place atomically */
-        r = !b2f_commit_is_atomic(n->frame) && replace_file(n) == 0
+        r = !b2f_commit_is_atomic(n->frame) &&
+                    node_replace_with(n, b2f_compact_into, "rewriting the file") == 0
                 ? 0
                 : b2f_commit(n->frame, durable, err, sizeof err);
         if (r < 0) {
