@@ -11,14 +11,14 @@
 need_fuse
 [ -x "$B2FRAME" ] || skip_all "b2frame is not built ($B2FRAME)"
 
-DATA=$top_srcdir/tests/data/variable
+VDATA=$top_srcdir/tests/data/variable
 F=var-zstd5-shuffle-t8-meta   # chunks 65536 20000 131072(zeros) 40000 8; metalayers
 G=var-lz45-bitshuffle-t4      # chunks 1000 50000 3000 12 100000
 H=var-blosclz5-none-t1        # read only here: must stay untouched
 PLAIN=$WORK/plain
 mkdir -p "$PLAIN"
 for x in $F $G $H; do
-    cp "$DATA/$x.b2frame" "$BACK/"
+    cp "$VDATA/$x.b2frame" "$BACK/"
     "$B2FRAME" cat "$BACK/$x.b2frame" >"$PLAIN/$x"
 done
 check "the fixtures have variable-size chunks" \
@@ -41,6 +41,13 @@ same() { cmp "$MNT/$1" "$PLAIN/$1"; }
 
 mount_b2fs || { fail "mount"; finish; exit 1; }
 check "reads before any write" same $F
+bad=0
+while IFS=$'\t' read -r file nbytes sha rest; do
+    [ "$file" = file ] && continue
+    cp "$VDATA/$file" "$BACK/ro-$file"
+    [ "$(sha256sum <"$MNT/ro-${file%.b2frame}" | cut -c1-64)" = "$sha" ] || { bad=$((bad + 1)); echo "$file reads wrong"; }
+done <"$VDATA/MANIFEST.tsv"
+check "every variable-chunk fixture reads to its manifest sha256" [ $bad -eq 0 ]
 exec 3<"$MNT/$G"   # a reader with the file open across the rewrite
 check "write inside the first chunk" put $F 1000 100 a
 check "the log names the rewritten file" grep -q "$F.b2frame: rewritten with fixed-size chunks" "$WORK/b2fs.log"
@@ -93,7 +100,7 @@ check "b2frame verify after the second mount" frame_ok "$BACK/$F.b2frame"
 
 # two mounts of one backing directory: B has the file open when A rewrites it, then each
 # writes in turn; each sees the other's bytes and the file is rewritten once
-cp "$DATA/$G.b2frame" "$BACK/two.b2frame"
+cp "$VDATA/$G.b2frame" "$BACK/two.b2frame"
 "$B2FRAME" cat "$BACK/two.b2frame" >"$PLAIN/two"
 : >"$WORK/b2fs.log"
 rel_mount_two
@@ -120,7 +127,7 @@ TB=$WORK/tback
 mkdir -p "$TB"
 if mount -t tmpfs -o size=300k b2fs-test "$TB" 2>/dev/null; then
     trap 'fusermount3 -u "$MNT" 2>/dev/null; umount "$TB" 2>/dev/null; cleanup_mount' EXIT
-    cp "$DATA/$F.b2frame" "$TB/full.b2frame"   # 191 KiB; its copy takes 137 KiB
+    cp "$VDATA/$F.b2frame" "$TB/full.b2frame"   # 191 KiB; its copy takes 137 KiB
     "$B2FRAME" cat "$TB/full.b2frame" >"$PLAIN/full"
     sum=$(sha256sum <"$TB/full.b2frame")
     SAVED=$BACK
