@@ -59,7 +59,15 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
             continue;
         }
         uint8_t *dst = left == 0 ? out : (cur == buf ? spare : buf);
-        if (f == B2_SHUFFLE) {
+        /* the next filter to undo, if it is a delta, is folded into the unshuffle */
+        int next = i - 1;
+        while (next >= 0 && !undone(in->filters[next]))
+            next--;
+        if (f == B2_SHUFFLE && next >= 0 && in->filters[next] == B2_DELTA) {
+            size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
+            b2_unshuffle_delta(group, len, cur, dst, dref, offset, in->typesize);
+            i = next;
+        } else if (f == B2_SHUFFLE) {
             size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
             b2_unshuffle(group, len, cur, dst);
         } else if (f == B2_BITSHUFFLE) {

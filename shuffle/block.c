@@ -42,6 +42,22 @@ void b2k_unshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
     byte_transpose(k, typesize, len, src, dst, 1);
 }
 
+void b2k_unshuffle_xor_block(const b2_kernels *k, size_t typesize, size_t len,
+                             const uint8_t *src, uint8_t *dst, const uint8_t *ref,
+                             size_t nxor)
+{
+    size_t n = typesize_ok(typesize) && typesize > 1 ? len / typesize : 0;
+    size_t fused = n > 0 && nxor / typesize < n ? nxor / typesize : n;
+    if (fused > 0)
+        k->unshuffle_xor(typesize, fused, src, n, dst, ref);
+    if (n > fused)
+        k->unshuffle(typesize, n - fused, src + fused, n, dst + fused * typesize);
+    copy_rest(n * typesize, len, src, dst);
+    size_t rest = fused * typesize;
+    if (nxor > rest)
+        k->xor_bytes(dst + rest, dst + rest, ref + rest, nxor - rest);
+}
+
 /* Bitshuffle of n items (n a multiple of 8) is, in bits: bit b of byte j of item i goes
  * to bit (i % 8) of byte (8 * j + b) * (n / 8) + i / 8. It is done a tile of items at a
  * time in a buffer that stays in L1 cache:

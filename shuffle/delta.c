@@ -5,6 +5,7 @@
  * which are the tail (len % word bytes, copied as they are). */
 #include <string.h>
 
+#include "shuffle/kernels.h"
 #include "shuffle/shuffle.h"
 
 static size_t word_size(size_t typesize)
@@ -17,24 +18,10 @@ static size_t word_size(size_t typesize)
     }
 }
 
-/* dst = a ^ b over n bytes, 8 at a time; dst may be a. */
-static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        x ^= y;
-        memcpy(dst + i, &x, 8);
-    }
-    for (; i < n; i++)
-        dst[i] = a[i] ^ b[i];
-}
-
 void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
                      const uint8_t *src, uint8_t *dst)
 {
+    b2k_xor_fn xor_bytes = b2k_active()->xor_bytes;
     size_t w = word_size(typesize), coded = len - len % w;
     if (coded > 0 && offset == 0) {
         memcpy(dst, dref, w);
@@ -59,9 +46,10 @@ void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t type
         }                                                           \
     } while (0)
 
-void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
-                     uint8_t *buf)
+static void delta_decode(const b2_kernels *k, const uint8_t *dref, size_t offset, size_t len,
+                         size_t typesize, uint8_t *buf)
 {
+    b2k_xor_fn xor_bytes = k->xor_bytes;
     size_t w = word_size(typesize), coded = len - len % w;
     if (coded == 0)
         return;
@@ -78,4 +66,32 @@ void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t type
     } else {
         RUNNING_XOR(uint8_t);
     }
+}
+
+void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
+                     uint8_t *buf)
+{
+    delta_decode(b2k_active(), dref, offset, len, typesize, buf);
+}
+
+/* Any block but the first is XORed with dref as a whole, which the unshuffle's stores
+ * can do on the way; the first needs its own output word by word. */
+void b2k_unshuffle_delta_block(const b2_kernels *k, size_t typesize, size_t len,
+                               const uint8_t *src, uint8_t *dst, const uint8_t *dref,
+                               size_t offset, size_t delta_typesize)
+{
+    if (offset == 0) {
+        b2k_unshuffle_block(k, typesize, len, src, dst);
+        delta_decode(k, dst, 0, len, delta_typesize, dst);
+    } else {
+        size_t w = word_size(delta_typesize);
+        b2k_unshuffle_xor_block(k, typesize, len, src, dst, dref, len - len % w);
+    }
+}
+
+void b2_unshuffle_delta(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst,
+                        const uint8_t *dref, size_t offset, size_t delta_typesize)
+{
+    b2k_unshuffle_delta_block(b2k_active(), typesize, len, src, dst, dref, offset,
+                              delta_typesize);
 }

@@ -16,15 +16,23 @@ typedef void (*b2k_shuffle_fn)(size_t typesize, size_t nitems, const uint8_t *sr
 /* Inverse: dst[i * typesize + j] = src[j * src_stride + i]. */
 typedef void (*b2k_unshuffle_fn)(size_t typesize, size_t nitems, const uint8_t *src,
                                  size_t src_stride, uint8_t *dst);
+/* The inverse with the delta filter's XOR folded in:
+ * dst[i * typesize + j] = src[j * src_stride + i] ^ ref[i * typesize + j]. */
+typedef void (*b2k_unshuffle_xor_fn)(size_t typesize, size_t nitems, const uint8_t *src,
+                                     size_t src_stride, uint8_t *dst, const uint8_t *ref);
 /* Transposes each 8-byte word as an 8x8 bit matrix: bit c of byte r goes to bit r of
  * byte c. src may equal dst. */
 typedef void (*b2k_bit_transpose_fn)(size_t nwords, const uint8_t *src, uint8_t *dst);
+/* dst = a ^ b over n bytes; dst may be a or b but must not otherwise overlap them. */
+typedef void (*b2k_xor_fn)(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n);
 
 typedef struct b2_kernels {
     const char *name;
     b2k_shuffle_fn shuffle;
     b2k_unshuffle_fn unshuffle;
+    b2k_unshuffle_xor_fn unshuffle_xor;
     b2k_bit_transpose_fn bit_transpose;
+    b2k_xor_fn xor_bytes;
 } b2_kernels;
 
 extern const b2_kernels b2k_generic;
@@ -39,7 +47,10 @@ void b2k_generic_shuffle(size_t typesize, size_t nitems, const uint8_t *src, uin
                          size_t dst_stride);
 void b2k_generic_unshuffle(size_t typesize, size_t nitems, const uint8_t *src,
                            size_t src_stride, uint8_t *dst);
+void b2k_generic_unshuffle_xor(size_t typesize, size_t nitems, const uint8_t *src,
+                               size_t src_stride, uint8_t *dst, const uint8_t *ref);
 void b2k_generic_bit_transpose(size_t nwords, const uint8_t *src, uint8_t *dst);
+void b2k_generic_xor(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n);
 
 /* The set named "generic", "sse2" or "avx2" if it is built in and this CPU runs it,
  * else NULL. */
@@ -53,6 +64,15 @@ void b2k_shuffle_block(const b2_kernels *k, size_t typesize, size_t len,
                        const uint8_t *src, uint8_t *dst);
 void b2k_unshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
                          const uint8_t *src, uint8_t *dst);
+/* b2k_unshuffle_block, then the first nxor bytes (at most len) of dst XORed with ref
+ * (which overlaps neither src nor dst), in one pass over most of the block. */
+void b2k_unshuffle_xor_block(const b2_kernels *k, size_t typesize, size_t len,
+                             const uint8_t *src, uint8_t *dst, const uint8_t *ref,
+                             size_t nxor);
+/* b2_unshuffle_delta of shuffle.h through a given set. */
+void b2k_unshuffle_delta_block(const b2_kernels *k, size_t typesize, size_t len,
+                               const uint8_t *src, uint8_t *dst, const uint8_t *dref,
+                               size_t offset, size_t delta_typesize);
 void b2k_bitshuffle_block(const b2_kernels *k, size_t typesize, size_t len,
                           const uint8_t *src, uint8_t *dst, int blosc1_layout);
 void b2k_bitunshuffle_block(const b2_kernels *k, size_t typesize, size_t len,

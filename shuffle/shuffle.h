@@ -38,6 +38,12 @@ void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t type
 void b2_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t typesize,
                      uint8_t *buf);
 
+/* b2_unshuffle(typesize, len, src, dst) followed by b2_delta_decode(dref, offset, len,
+ * delta_typesize, dst), mostly in one pass. Block 0 (offset 0) is its own reference
+ * and dref is not read; otherwise dref overlaps neither src nor dst. */
+void b2_unshuffle_delta(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst,
+                        const uint8_t *dref, size_t offset, size_t delta_typesize);
+
 /* Truncate precision (lossy, encode only; decoding is the identity): keeps `prec_bits`
  * mantissa bits of each float32 (typesize 4) or float64 (typesize 8), zeroing the rest;
  * a negative value removes that many bits instead, as C-Blosc2 reads filters_meta

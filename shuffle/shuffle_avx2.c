@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 typedef __m256i V;
+typedef __m128i H;
 #define VBYTES 32
 #define B2K_TARGET __attribute__((target("avx2")))
 #define SIMD(name) avx2_##name
@@ -25,8 +26,9 @@ typedef __m256i V;
 #define STORE128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define V_LOAD_LANES(p, q) \
     _mm256_inserti128_si256(_mm256_castsi128_si256(LOAD128(p)), LOAD128(q), 1)
-#define V_STORE_LANE0(p, v) STORE128((p), _mm256_castsi256_si128(v))
-#define V_STORE_LANE1(p, v) STORE128((p), _mm256_extracti128_si256((v), 1))
+#define H_XOR _mm_xor_si128
+#define V_LANE0(v) _mm256_castsi256_si128(v)
+#define V_LANE1(v) _mm256_extracti128_si256((v), 1)
 #define V_OR _mm256_or_si256
 #define V_PICK_BYTES(v, t) _mm256_shuffle_epi8((v), _mm256_broadcastsi128_si256(LOAD128(t)))
 #define V_JOIN_LANES(a, b, L) _mm256_permute2x128_si256((a), (b), (L) ? 0x31 : 0x20)
@@ -37,6 +39,8 @@ const b2_kernels b2k_avx2 = {
     .name = "avx2",
     .shuffle = avx2_shuffle,
     .unshuffle = avx2_unshuffle,
+    .unshuffle_xor = avx2_unshuffle_xor,
     .bit_transpose = avx2_bit_transpose,
+    .xor_bytes = avx2_xor,
 };
 #endif

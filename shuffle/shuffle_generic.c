@@ -1,4 +1,6 @@
 /* The portable kernel set: plain C, any CPU, any byte order. */
+#include <string.h>
+
 #include "shuffle/kernels.h"
 
 /* Fixed typesizes get their own loop so the compiler can unroll the inner one. Items
@@ -53,6 +55,27 @@ void b2k_generic_unshuffle(size_t typesize, size_t nitems, const uint8_t *src,
     }
 }
 
+void b2k_generic_xor(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        x ^= y;
+        memcpy(dst + i, &x, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = a[i] ^ b[i];
+}
+
+void b2k_generic_unshuffle_xor(size_t typesize, size_t nitems, const uint8_t *src,
+                               size_t src_stride, uint8_t *dst, const uint8_t *ref)
+{
+    b2k_generic_unshuffle(typesize, nitems, src, src_stride, dst);
+    b2k_generic_xor(dst, dst, ref, typesize * nitems);
+}
+
 /* Byte r of the word is bit-matrix row r whatever the host byte order. */
 static uint64_t load_rows(const uint8_t *p)
 {
@@ -78,5 +101,7 @@ const b2_kernels b2k_generic = {
     .name = "generic",
     .shuffle = b2k_generic_shuffle,
     .unshuffle = b2k_generic_unshuffle,
+    .unshuffle_xor = b2k_generic_unshuffle_xor,
     .bit_transpose = b2k_generic_bit_transpose,
+    .xor_bytes = b2k_generic_xor,
 };

@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 
 typedef __m128i V;
+typedef __m128i H;
 #define VBYTES 16
 #define B2K_TARGET __attribute__((target("sse2")))
 #define SIMD(name) sse2_##name
@@ -22,8 +23,10 @@ typedef __m128i V;
 #define V_UNPACKLO8 _mm_unpacklo_epi8
 #define V_UNPACKHI8 _mm_unpackhi_epi8
 #define V_LOAD_LANES(p, q) V_LOADU(p)
-#define V_STORE_LANE0(p, v) V_STOREU((p), (v))
-#define V_STORE_LANE1(p, v) ((void)0)
+#define LOAD128 V_LOADU
+#define STORE128 V_STOREU
+#define H_XOR V_XOR
+#define V_LANE0(v) (v)
 
 #include "shuffle/simd_kernels.h"
 
@@ -31,6 +34,8 @@ const b2_kernels b2k_sse2 = {
     .name = "sse2",
     .shuffle = sse2_shuffle,
     .unshuffle = sse2_unshuffle,
+    .unshuffle_xor = sse2_unshuffle_xor,
     .bit_transpose = sse2_bit_transpose,
+    .xor_bytes = sse2_xor,
 };
 #endif

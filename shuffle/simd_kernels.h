@@ -6,7 +6,8 @@
  *   V_LOADU(p), V_STOREU(p, v), V_ZERO(), V_AND, V_XOR, V_SET1_64, V_SRLI64, V_SLLI64
  *   V_UNPACKLO8, V_UNPACKHI8      byte interleave inside each 16-byte lane
  *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
- *   V_STORE_LANE0(p, v), V_STORE_LANE1(p, v)   (the latter does nothing for SSE2)
+ *   H, LOAD128(p), STORE128(p, h), H_XOR   16-byte vectors
+ *   V_LANE0(v), and V_LANE1(v) for 32-byte vectors only: a lane of v as an H
  *   V_JOIN_LANES(a, b, L)  (32-byte vectors only) lane L of a, then lane L of b
  *   V_OR, and optionally V_PICK_BYTES(v, table16): byte table16[q] of each lane of v
  *                          (0 where the top bit of table16[q] is set; needs SSSE3)
@@ -30,6 +31,23 @@
 
 #define B2K_INLINE static inline __attribute__((always_inline)) B2K_TARGET
 #define ITEMS (VBYTES)          /* items per iteration: one row is one vector */
+
+/* The stores of the unshuffles. With ref (the delta filter's reference block, at the
+ * same offsets as dst) each stored byte is XORed with its ref byte on the way, which
+ * saves the delta decode a pass over the block; a NULL ref is folded away. */
+B2K_INLINE void SIMD(put)(uint8_t *dst, const uint8_t *ref, size_t at, V v)
+{
+    if (ref != NULL)
+        v = V_XOR(v, V_LOADU(ref + at));
+    V_STOREU(dst + at, v);
+}
+
+B2K_INLINE void SIMD(put_half)(uint8_t *dst, const uint8_t *ref, size_t at, H h)
+{
+    if (ref != NULL)
+        h = H_XOR(h, LOAD128(ref + at));
+    STORE128(dst + at, h);
+}
 
 /* One round of unpacks over nvec vectors, pairing on slot bit `slot`. */
 B2K_INLINE void SIMD(round)(V *x, unsigned nvec, unsigned slot)
@@ -175,7 +193,7 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
 }
 
 B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
-                                       size_t stride, uint8_t *dst)
+                                       size_t stride, uint8_t *dst, const uint8_t *ref)
 {
     const unsigned ts = 1u << m;
     size_t i = 0;
@@ -187,18 +205,18 @@ B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
 #pragma GCC unroll 4
         for (unsigned r = 0; r < m; r++)
             SIMD(round)(x, ts, (m - 1) - r);
-        uint8_t *d = dst + i * ts;
+        size_t d = i * ts;
 #ifdef V_JOIN_LANES
         /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
 #pragma GCC unroll 16
         for (unsigned k = 0; k < ts; k += 2) {
-            V_STOREU(d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
-            V_STOREU(d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
+            SIMD(put)(dst, ref, d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
+            SIMD(put)(dst, ref, d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
         }
 #else
 #pragma GCC unroll 16
         for (unsigned k = 0; k < ts; k++)
-            V_STORE_LANE0(d + 16 * k, x[k]);
+            SIMD(put)(dst, ref, d + 16 * k, x[k]);
 #endif
     }
     return i;
@@ -244,8 +262,8 @@ B2K_TARGET static size_t SIMD(shuffle_any)(size_t ts, size_t n, const uint8_t *s
 
 /* Items are stored in increasing order (lane 0, then lane 1), so that what a store
  * writes past its item is overwritten by the next one. */
-B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t *src,
-                                             size_t stride, uint8_t *dst)
+B2K_INLINE size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t *src,
+                                      size_t stride, uint8_t *dst, const uint8_t *ref)
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
@@ -258,13 +276,15 @@ B2K_TARGET static size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t 
 #pragma GCC unroll 4
             for (unsigned r = 0; r < 4; r++)
                 SIMD(round)(x, 16, 3 - r);
-            uint8_t *d = dst + i * ts + jb;
+            size_t d = i * ts + jb;
 #pragma GCC unroll 16
             for (unsigned k = 0; k < 16; k++)
-                V_STORE_LANE0(d + k * ts, x[k]);
+                SIMD(put_half)(dst, ref, d + k * ts, V_LANE0(x[k]));
+#ifdef V_LANE1
 #pragma GCC unroll 16
             for (unsigned k = 0; k < 16; k++)
-                V_STORE_LANE1(d + (16 + k) * ts, x[k]);
+                SIMD(put_half)(dst, ref, d + (16 + k) * ts, V_LANE1(x[k]));
+#endif
         }
     }
     return i;
@@ -325,7 +345,7 @@ B2K_INLINE size_t SIMD(shuffle_small)(size_t ts, size_t n, const uint8_t *src, u
 }
 
 B2K_INLINE size_t SIMD(unshuffle_small)(size_t ts, size_t n, const uint8_t *src,
-                                        size_t stride, uint8_t *dst)
+                                        size_t stride, uint8_t *dst, const uint8_t *ref)
 {
     uint8_t tab[SMALL_MAX][SMALL_MAX][16];
     SIMD(stream_tables)(ts, tab);
@@ -335,15 +355,17 @@ B2K_INLINE size_t SIMD(unshuffle_small)(size_t ts, size_t n, const uint8_t *src,
 #pragma GCC unroll 7
         for (size_t j = 0; j < ts; j++)
             x[j] = V_LOADU(src + j * stride + i);
-        uint8_t *d = dst + i * ts;
+        size_t d = i * ts;
 #pragma GCC unroll 7
         for (size_t v = 0; v < ts; v++) {
             V r = V_PICK_BYTES(x[0], tab[v][0]);
 #pragma GCC unroll 7
             for (size_t j = 1; j < ts; j++)
                 r = V_OR(r, V_PICK_BYTES(x[j], tab[v][j]));
-            V_STORE_LANE0(d + 16 * v, r);
-            V_STORE_LANE1(d + 16 * ts + 16 * v, r);
+            SIMD(put_half)(dst, ref, d + 16 * v, V_LANE0(r));
+#ifdef V_LANE1
+            SIMD(put_half)(dst, ref, d + 16 * ts + 16 * v, V_LANE1(r));
+#endif
         }
     }
     return i;
@@ -371,25 +393,60 @@ B2K_TARGET static void SIMD(shuffle)(size_t ts, size_t n, const uint8_t *src, ui
         b2k_generic_shuffle(ts, n - done, src + done * ts, dst + done, stride);
 }
 
-B2K_TARGET static void SIMD(unshuffle)(size_t ts, size_t n, const uint8_t *src,
-                                       size_t stride, uint8_t *dst)
+/* Written once for both unshuffle primitives: ref NULL is the plain one. */
+B2K_INLINE void SIMD(unshuffle_to)(size_t ts, size_t n, const uint8_t *src, size_t stride,
+                                   uint8_t *dst, const uint8_t *ref)
 {
     size_t done;
     switch (ts) {
-    case 2: done = SIMD(unshuffle_pow2)(1, n, src, stride, dst); break;
-    case 4: done = SIMD(unshuffle_pow2)(2, n, src, stride, dst); break;
-    case 8: done = SIMD(unshuffle_pow2)(3, n, src, stride, dst); break;
-    case 16: done = SIMD(unshuffle_pow2)(4, n, src, stride, dst); break;
+    case 2: done = SIMD(unshuffle_pow2)(1, n, src, stride, dst, ref); break;
+    case 4: done = SIMD(unshuffle_pow2)(2, n, src, stride, dst, ref); break;
+    case 8: done = SIMD(unshuffle_pow2)(3, n, src, stride, dst, ref); break;
+    case 16: done = SIMD(unshuffle_pow2)(4, n, src, stride, dst, ref); break;
 #ifdef V_PICK_BYTES
-    case 3: done = SIMD(unshuffle_small)(3, n, src, stride, dst); break;
-    case 5: done = SIMD(unshuffle_small)(5, n, src, stride, dst); break;
-    case 6: done = SIMD(unshuffle_small)(6, n, src, stride, dst); break;
-    case 7: done = SIMD(unshuffle_small)(7, n, src, stride, dst); break;
+    case 3: done = SIMD(unshuffle_small)(3, n, src, stride, dst, ref); break;
+    case 5: done = SIMD(unshuffle_small)(5, n, src, stride, dst, ref); break;
+    case 6: done = SIMD(unshuffle_small)(6, n, src, stride, dst, ref); break;
+    case 7: done = SIMD(unshuffle_small)(7, n, src, stride, dst, ref); break;
 #endif
-    default: done = SIMD(unshuffle_any)(ts, n, src, stride, dst); break;
+    default: done = SIMD(unshuffle_any)(ts, n, src, stride, dst, ref); break;
     }
-    if (done < n)
+    if (done < n && ref != NULL)
+        b2k_generic_unshuffle_xor(ts, n - done, src + done, stride, dst + done * ts,
+                                  ref + done * ts);
+    else if (done < n)
         b2k_generic_unshuffle(ts, n - done, src + done, stride, dst + done * ts);
+}
+
+B2K_TARGET static void SIMD(unshuffle)(size_t ts, size_t n, const uint8_t *src,
+                                       size_t stride, uint8_t *dst)
+{
+    SIMD(unshuffle_to)(ts, n, src, stride, dst, NULL);
+}
+
+B2K_TARGET static void SIMD(unshuffle_xor)(size_t ts, size_t n, const uint8_t *src,
+                                           size_t stride, uint8_t *dst, const uint8_t *ref)
+{
+    SIMD(unshuffle_to)(ts, n, src, stride, dst, ref);
+}
+
+/* Four vectors a step, as the loads of both sources then keep several lines in flight. */
+B2K_TARGET static void SIMD(xor)(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 * VBYTES <= n; i += 4 * VBYTES) {
+        V x[4];
+#pragma GCC unroll 4
+        for (unsigned k = 0; k < 4; k++)
+            x[k] = V_XOR(V_LOADU(a + i + k * VBYTES), V_LOADU(b + i + k * VBYTES));
+#pragma GCC unroll 4
+        for (unsigned k = 0; k < 4; k++)
+            V_STOREU(dst + i + k * VBYTES, x[k]);
+    }
+    for (; i + VBYTES <= n; i += VBYTES)
+        V_STOREU(dst + i, V_XOR(V_LOADU(a + i), V_LOADU(b + i)));
+    if (i < n)
+        b2k_generic_xor(dst + i, a + i, b + i, n - i);
 }
 
 /* b2k_transpose8x8 on every 64-bit lane. */

@@ -69,6 +69,25 @@ static void ref_delta_encode(const uint8_t *dref, size_t offset, size_t len, siz
         }
 }
 
+/* Decoding in place word by word: block 0 against its own previous decoded word. */
+static void ref_delta_decode(const uint8_t *dref, size_t offset, size_t len, size_t ts,
+                             uint8_t *buf)
+{
+    size_t w = ref_word(ts), nw = len / w;
+    for (size_t k = offset == 0 ? 1 : 0; k < nw; k++)
+        for (size_t b = 0; b < w; b++)
+            buf[k * w + b] ^= offset == 0 ? buf[(k - 1) * w + b] : dref[k * w + b];
+}
+
+static void ref_unshuffle(size_t ts, size_t len, const uint8_t *src, uint8_t *dst)
+{
+    size_t n = len / ts;
+    memcpy(dst, src, len);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < ts; j++)
+            dst[i * ts + j] = src[j * n + i];
+}
+
 /* ---- helpers ---- */
 
 static uint8_t *rnd(size_t len, uint64_t seed)
@@ -268,6 +287,57 @@ START_TEST(simd_sets_match_generic)
                 ASSERT_SAME(got, want, len, "%s op %d ts %zu len %zu", name, op, ts, len);
             }
             free(src), free(want), free(got);
+        }
+}
+END_TEST
+
+/* The unshuffle with the delta folded in, per set, against the two reference steps:
+ * shuffle typesizes 1..32 with delta typesizes that give every word size, lengths
+ * around the vector loops' ends (which the reference XOR must meet exactly). */
+START_TEST(unshuffle_delta_matches_reference)
+{
+    const char *name = set_names[_i / 32];
+    size_t ts = (size_t)(_i % 32) + 1;
+    const b2_kernels *k = b2k_by_name(name);
+    if (k == NULL)
+        return;
+    static const size_t delta_ts[] = { 1, 2, 3, 4, 8, 12, 16 };
+    size_t lens[200];
+    size_t nl = make_lengths(ts, lens);
+    for (size_t l = 0; l < nl; l++)
+        for (size_t d = 0; d < sizeof delta_ts / sizeof delta_ts[0]; d++) {
+            size_t len = lens[l], dts = d == 0 ? ts : delta_ts[d];
+            uint8_t *src = rnd(len, 31 * ts + l), *dref = rnd(len, 7 * ts + l + 1);
+            uint8_t *want = filled(len, 0), *got = filled(len, 0x3c);
+            for (size_t offset = 0; offset <= len; offset += len > 0 ? len : 1) {
+                ref_unshuffle(ts, len, src, want);
+                ref_delta_decode(dref, offset, len, dts, want);
+                b2k_unshuffle_delta_block(k, ts, len, src, got, dref, offset, dts);
+                ASSERT_SAME(got, want, len, "%s unshuffle ts %zu delta ts %zu offset %zu",
+                            name, ts, dts, offset);
+            }
+            free(src), free(dref), free(want), free(got);
+        }
+}
+END_TEST
+
+/* The XOR primitive of every set: all lengths across its vector steps, in place on
+ * either operand and out of place. */
+START_TEST(xor_matches_reference)
+{
+    const b2_kernels *k = b2k_by_name(set_names[_i]);
+    if (k == NULL)
+        return;
+    for (size_t len = 0; len <= 300; len++)
+        for (int where = 0; where < 3; where++) {
+            uint8_t *a = rnd(len, len), *b = rnd(len, len + 1000), *want = filled(len, 0);
+            uint8_t *out = filled(len, 0x77);
+            for (size_t i = 0; i < len; i++)
+                want[i] = a[i] ^ b[i];
+            uint8_t *dst = where == 0 ? out : where == 1 ? a : b;
+            k->xor_bytes(dst, a, b, len);
+            ASSERT_SAME(dst, want, len, "%s xor len %zu where %d", k->name, len, where);
+            free(a), free(b), free(want), free(out);
         }
 }
 END_TEST
@@ -489,6 +559,10 @@ static Suite *shuffle_suite(void)
                         (int)(sizeof set_names / sizeof set_names[0]) * 32);
     tcase_add_loop_test(tc, simd_sets_match_generic, 0, 2 * 32);
     tcase_add_test(tc, large_typesizes);
+    tcase_add_loop_test(tc, unshuffle_delta_matches_reference, 0,
+                        (int)(sizeof set_names / sizeof set_names[0]) * 32);
+    tcase_add_loop_test(tc, xor_matches_reference, 0,
+                        (int)(sizeof set_names / sizeof set_names[0]));
     tcase_add_loop_test(tc, matches_c_blosc1, 0, sizeof vectors / sizeof vectors[0]);
     tcase_add_test(tc, delta_known_answer);
     tcase_add_test(tc, delta_round_trips);
