@@ -105,6 +105,10 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     rc = b2f_hdr_parse(fixed, sizeof fixed, h, err, errlen);
     if (rc < 0)
         return rc;
+    /* The size again, after the header: a commit grows the file before it writes its
+     * header, so a size read before the header may predate the frame that header ends. */
+    if ((rc = file_size(f->fd, &f->file_size)) < 0)
+        return b2f_fail(err, errlen, rc, "cannot stat the file");
     if (h->frame_len > f->file_size)
         return b2f_fail(err, errlen, B2F_EHEADER, "frame length %lld past the end of the file "
                         "(%lld bytes)", (long long)h->frame_len, (long long)f->file_size);

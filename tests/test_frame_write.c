@@ -751,6 +751,47 @@ START_TEST(refresh_sees_other_writer)
 }
 END_TEST
 
+/* A reader opening the file while another writer commits: the writer's commit lands
+ * right before the reader reads the header, after it could have looked at the size. */
+static b2_frame *racing_writer;
+
+static ssize_t pread_after_commit(int fd, void *buf, size_t len, off_t off)
+{
+    if (racing_writer && off == 0 && len > 4) {   /* the header, not the magic sniff */
+        commit(racing_writer);
+        racing_writer = NULL;
+    }
+    return pread(fd, buf, len, off);
+}
+
+START_TEST(open_during_commit)
+{
+    int fd = tmpfd();
+    b2_frame *w = new_frame(fd, B2_LZ4, "shuffle", 4, 4096);
+    model m = {0};
+    uint8_t data[16384];
+    tu_fill_float_series(data, sizeof data, 9);
+    append(w, &m, data, 4096);
+    commit(w);
+    append(w, &m, data + 4096, 12288);   /* staged: the file grows at the commit */
+    racing_writer = w;
+    static const b2f_io io = {pread_after_commit, NULL, NULL, NULL};
+    b2_frame *r;
+    char err[256] = "";
+    int rc = b2f_open(&r, fd, B2F_RDONLY, &io, err, sizeof err);
+    ck_assert_msg(racing_writer == NULL, "the commit did not run during the open");
+    ck_assert_msg(rc == 0, "open during a commit: %s (%s)", b2f_strerror(rc), err);
+    b2f_stat st;
+    b2f_stat_get(r, &st);
+    ck_assert_int_eq(st.nbytes, 16384);
+    b2f_close(r);
+    check_file(fd, &m, "after the racing commit");
+    b2f_close(w);
+    close(fd);
+    free(m.data);
+}
+END_TEST
+
 /* ---- frames for the interop checks (kept in tests/data/b2fs-written) ---- */
 
 static FILE *manifest;
@@ -1010,6 +1051,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, crash_consistency);
     tcase_add_test(tc, concurrent_readers);
     tcase_add_test(tc, refresh_sees_other_writer);
+    tcase_add_test(tc, open_during_commit);
     tcase_add_test(tc, written_frames);
     tcase_add_test(tc, encode_chunk);
     suite_add_tcase(s, tc);
