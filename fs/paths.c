@@ -188,16 +188,23 @@ int loc_open_dir(const char *path)
 }
 
 /* A temporary name left by a b2fs that died (crash, kill -9) between creating a file and
- * renaming it into place: removed when its process is gone and it is an hour old. */
+ * renaming it into place: removed once its process is gone, nobody holds a lock on it (a
+ * b2fs writing a copy locks it, which also covers mounts on other hosts) and it has not
+ * been written for a minute (a create renames its file within milliseconds). */
 static void remove_stale_temp(int dfd, const char *name)
 {
     long pid = strtol(name + sizeof temp_prefix - 1, NULL, 10);
-    struct stat st;
     if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
         return;
-    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-        time(NULL) - st.st_mtime > 3600)
+    int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    struct stat st;
+    if (fcntl(fd, F_OFD_SETLK, &fl) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        time(NULL) - st.st_mtime > 60)
         unlinkat(dfd, name, 0);
+    close(fd);
 }
 
 struct entry {

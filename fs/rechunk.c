@@ -51,6 +51,10 @@ int node_replace_with(b2fs_node *n, node_writer write, const char *what)
         b2fs_log(LOG_WARNING, "%s: %s: cannot create %s: %s", n->path, what, tmp, strerror(e));
         return -e;
     }
+    /* says "in use" to other mounts' stale-temporary cleanup (paths.c); it becomes the
+     * frame's commit lock after the rename, which the caller releases */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    fcntl(fd, F_OFD_SETLK, &fl);
     if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
         b2fs_log(LOG_WARNING, "%s: %s: chown: %s", n->path, what, strerror(errno));
     copy_xattrs(n->fd, fd);

@@ -110,6 +110,30 @@ mount_b2fs || { fail "remount"; finish; exit 1; }
 check "  ... and its data" cmp <(seq 1 200000) "$MNT/term"
 unmount_b2fs
 
+# temporaries left by a b2fs that died mid-copy: removed when their process is gone, no
+# lock is held on them and they are a minute old; a locked or fresh one is kept
+dead=$( (sh -c 'echo $$') )   # a pid that has exited
+head -c 5000 /dev/urandom >"$BACK/.b2fs-tmp-$dead-r1"
+head -c 5000 /dev/urandom >"$BACK/.b2fs-tmp-$dead-r2"
+head -c 5000 /dev/urandom >"$BACK/.b2fs-tmp-$dead-r3"
+touch -d '2 minutes ago' "$BACK/.b2fs-tmp-$dead-r1" "$BACK/.b2fs-tmp-$dead-r2"
+/usr/bin/python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+b"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=True); time.sleep(30)' \
+    "$BACK/.b2fs-tmp-$dead-r2" >"$WORK/lock.out" &
+lockpid=$!
+for i in $(seq 50); do grep -q locked "$WORK/lock.out" 2>/dev/null && break; sleep 0.1; done
+mount_b2fs || { fail "mount"; finish; exit 1; }
+ls -a "$MNT" >/dev/null
+check "a stale temporary (process gone, a minute old, unlocked) is removed" [ ! -e "$BACK/.b2fs-tmp-$dead-r1" ]
+check "one its writer still locks is kept" [ -e "$BACK/.b2fs-tmp-$dead-r2" ]
+check "a fresh one is kept" [ -e "$BACK/.b2fs-tmp-$dead-r3" ]
+check "temporaries are never shown" not grep -q b2fs-tmp <(ls -a "$MNT")
+kill $lockpid 2>/dev/null; wait $lockpid 2>/dev/null
+ls -a "$MNT" >/dev/null
+check "  ... and removed once its lock is gone" [ ! -e "$BACK/.b2fs-tmp-$dead-r2" ]
+unmount_b2fs
+rm -f "$BACK"/.b2fs-tmp-*
+
 # the way /etc/fstab mounts it (BACKING MOUNTPOINT fuse.b2fs codec=zstd,clevel=3 0 0):
 # mount(8) runs mount.fuse3, which runs `b2fs BACKING MOUNTPOINT -o OPTIONS`
 if command -v mount.fuse3 >/dev/null && [ "$(id -u)" = 0 ]; then
