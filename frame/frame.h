@@ -105,6 +105,10 @@ int64_t b2f_chunk_at(b2_frame *f, uint64_t off);
 int b2f_chunk_special(b2_frame *f, int64_t n);
 /* Header, bstarts and dictionary of chunk n, loaded once and cached in the frame. */
 int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay);
+/* Frees the cached layouts (a few hundred bytes a chunk read; they load again when
+ * needed). No pointer b2f_chunk_layout gave may be in use, nor any other call on f
+ * running. */
+void b2f_forget_layouts(b2_frame *f);
 /* Decodes blocks [first, first + count) of chunk n into dst, reading only what they need.
  * Returns bytes written. */
 int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,

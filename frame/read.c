@@ -193,6 +193,15 @@ int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay)
     return rc;
 }
 
+void b2f_forget_layouts(b2_frame *f)
+{
+    pthread_mutex_lock(&f->lock);
+    b2f_lays_drop(f, 0);
+    free(f->lays);
+    f->lays = NULL;
+    pthread_mutex_unlock(&f->lock);
+}
+
 int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
                     void *dst, size_t dst_len)
 {
