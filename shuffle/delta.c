@@ -33,19 +33,6 @@ void b2_delta_encode(const uint8_t *dref, size_t offset, size_t len, size_t type
         memcpy(dst + coded, src + coded, len - coded);
 }
 
-/* Block 0 decoded in place: each word XORed with the previous decoded one. */
-#define RUNNING_XOR(T)                                              \
-    do {                                                            \
-        T prev, cur;                                                \
-        memcpy(&prev, buf, sizeof prev);                            \
-        for (size_t b = sizeof prev; b < coded; b += sizeof prev) { \
-            memcpy(&cur, buf + b, sizeof cur);                      \
-            cur ^= prev;                                            \
-            memcpy(buf + b, &cur, sizeof cur);                      \
-            prev = cur;                                             \
-        }                                                           \
-    } while (0)
-
 static void delta_decode(const b2_kernels *k, const uint8_t *dref, size_t offset, size_t len,
                          size_t typesize, uint8_t *buf)
 {
@@ -57,14 +44,8 @@ static void delta_decode(const b2_kernels *k, const uint8_t *dref, size_t offset
         xor_bytes(buf, buf, dref, coded);
     } else if (dref != buf) {
         xor_bytes(buf + w, buf + w, dref, coded - w);
-    } else if (w == 8) {
-        RUNNING_XOR(uint64_t);
-    } else if (w == 4) {
-        RUNNING_XOR(uint32_t);
-    } else if (w == 2) {
-        RUNNING_XOR(uint16_t);
     } else {
-        RUNNING_XOR(uint8_t);
+        k->prefix_xor(w, buf, coded);   /* block 0: each word against the decoded one before */
     }
 }
 

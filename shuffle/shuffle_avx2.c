@@ -30,6 +30,11 @@ typedef __m128i H;
 #define V_LANE0(v) _mm256_castsi256_si128(v)
 #define V_LANE1(v) _mm256_extracti128_si256((v), 1)
 #define V_OR _mm256_or_si256
+#define V_SHUF32 _mm256_shuffle_epi32
+#define V_SHUFHI16 _mm256_shufflehi_epi16
+#define V_BSLLI _mm256_slli_si256
+#define V_LANE1_BOTH(v) _mm256_permute2x128_si256((v), (v), 0x11)
+#define V_LANE0_UP(v) _mm256_permute2x128_si256((v), (v), 0x08)
 #define V_PICK_BYTES(v, t) _mm256_shuffle_epi8((v), _mm256_broadcastsi128_si256(LOAD128(t)))
 #define V_JOIN_LANES(a, b, L) _mm256_permute2x128_si256((a), (b), (L) ? 0x31 : 0x20)
 
@@ -42,5 +47,6 @@ const b2_kernels b2k_avx2 = {
     .unshuffle_xor = avx2_unshuffle_xor,
     .bit_transpose = avx2_bit_transpose,
     .xor_bytes = avx2_xor,
+    .prefix_xor = avx2_prefix_xor,
 };
 #endif

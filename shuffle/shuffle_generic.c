@@ -69,6 +69,30 @@ void b2k_generic_xor(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
         dst[i] = a[i] ^ b[i];
 }
 
+#define RUNNING_XOR(T)                                       \
+    do {                                                     \
+        T prev, cur;                                         \
+        memcpy(&prev, buf, sizeof prev);                     \
+        for (size_t b = sizeof prev; b < n; b += sizeof cur) { \
+            memcpy(&cur, buf + b, sizeof cur);               \
+            cur ^= prev;                                     \
+            memcpy(buf + b, &cur, sizeof cur);               \
+            prev = cur;                                      \
+        }                                                    \
+    } while (0)
+
+void b2k_generic_prefix_xor(size_t w, uint8_t *buf, size_t n)
+{
+    if (n < w)
+        return;
+    switch (w) {
+    case 1: RUNNING_XOR(uint8_t); break;
+    case 2: RUNNING_XOR(uint16_t); break;
+    case 4: RUNNING_XOR(uint32_t); break;
+    default: RUNNING_XOR(uint64_t); break;
+    }
+}
+
 void b2k_generic_unshuffle_xor(size_t typesize, size_t nitems, const uint8_t *src,
                                size_t src_stride, uint8_t *dst, const uint8_t *ref)
 {
@@ -104,4 +128,5 @@ const b2_kernels b2k_generic = {
     .unshuffle_xor = b2k_generic_unshuffle_xor,
     .bit_transpose = b2k_generic_bit_transpose,
     .xor_bytes = b2k_generic_xor,
+    .prefix_xor = b2k_generic_prefix_xor,
 };

@@ -17,6 +17,10 @@ typedef __m128i H;
 #define V_AND _mm_and_si128
 #define V_XOR _mm_xor_si128
 #define V_OR _mm_or_si128
+#define V_SHUF32 _mm_shuffle_epi32
+#define V_SHUFHI16 _mm_shufflehi_epi16
+#define V_BSLLI _mm_slli_si128
+#define V_LANE1_BOTH(v) (v)
 #define V_SET1_64 _mm_set1_epi64x
 #define V_SRLI64 _mm_srli_epi64
 #define V_SLLI64 _mm_slli_epi64
@@ -37,5 +41,6 @@ const b2_kernels b2k_sse2 = {
     .unshuffle_xor = sse2_unshuffle_xor,
     .bit_transpose = sse2_bit_transpose,
     .xor_bytes = sse2_xor,
+    .prefix_xor = sse2_prefix_xor,
 };
 #endif

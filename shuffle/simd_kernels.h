@@ -8,6 +8,10 @@
  *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
  *   H, LOAD128(p), STORE128(p, h), H_XOR   16-byte vectors
  *   V_LANE0(v), and V_LANE1(v) for 32-byte vectors only: a lane of v as an H
+ *   V_SHUF32(v, imm), V_SHUFHI16(v, imm), V_BSLLI(v, bytes)   per lane, as pshufd,
+ *                          pshufhw and pslldq
+ *   V_LANE1_BOTH(v)        lane 1 in both lanes (v itself for SSE2), and for 32-byte
+ *                          vectors only V_LANE0_UP(v): lane 0 of v in lane 1, zeros below
  *   V_JOIN_LANES(a, b, L)  (32-byte vectors only) lane L of a, then lane L of b
  *   V_OR, and optionally V_PICK_BYTES(v, table16): byte table16[q] of each lane of v
  *                          (0 where the top bit of table16[q] is set; needs SSSE3)
@@ -469,6 +473,68 @@ B2K_TARGET static void SIMD(bit_transpose)(size_t nwords, const uint8_t *src, ui
     }
     if (w < nwords)
         b2k_generic_bit_transpose(nwords - w, src + 8 * w, dst + 8 * w);
+}
+
+/* Delta's block 0: the running XOR of its words (w = 1, 2, 4 or 8 bytes). Each vector
+ * gets the XOR of the words before it inside itself (shifts within each lane, then lane
+ * 0's last word into lane 1), and the XOR of everything before the vector as `carry`;
+ * the carry only depends on the previous vectors' own sums, so the loop's chain is one
+ * XOR per vector. */
+B2K_INLINE V SIMD(last_word_in_lanes)(V x, size_t w)
+{
+    x = V_SHUF32(x, 0xEE);              /* each lane: its top 8 bytes, twice */
+    if (w == 1)
+        x = V_UNPACKHI8(x, x);          /* top 8 bytes, each twice */
+    if (w <= 2)
+        x = V_SHUFHI16(x, 0xFF);
+    if (w <= 4)
+        x = V_SHUF32(x, 0xFF);
+    return x;
+}
+
+B2K_INLINE V SIMD(prefix_in_vector)(V x, size_t w)
+{
+    if (w <= 1)
+        x = V_XOR(x, V_BSLLI(x, 1));
+    if (w <= 2)
+        x = V_XOR(x, V_BSLLI(x, 2));
+    if (w <= 4)
+        x = V_XOR(x, V_BSLLI(x, 4));
+    x = V_XOR(x, V_BSLLI(x, 8));
+#ifdef V_LANE0_UP
+    x = V_XOR(x, V_LANE0_UP(SIMD(last_word_in_lanes)(x, w)));
+#endif
+    return x;
+}
+
+B2K_INLINE void SIMD(prefix_xor_w)(size_t w, uint8_t *buf, size_t n)
+{
+    size_t i = 0;
+    V carry = V_ZERO();
+    for (; i + 2 * VBYTES <= n; i += 2 * VBYTES) {
+        V a = SIMD(prefix_in_vector)(V_LOADU(buf + i), w);
+        V b = SIMD(prefix_in_vector)(V_LOADU(buf + i + VBYTES), w);
+        V ta = V_LANE1_BOTH(SIMD(last_word_in_lanes)(a, w));
+        V tb = V_LANE1_BOTH(SIMD(last_word_in_lanes)(b, w));
+        V_STOREU(buf + i, V_XOR(a, carry));
+        V_STOREU(buf + i + VBYTES, V_XOR(b, V_XOR(carry, ta)));
+        carry = V_XOR(carry, V_XOR(ta, tb));
+    }
+    /* the last word done stands before the rest as its first */
+    if (i > 0)
+        b2k_generic_prefix_xor(w, buf + i - w, n - i + w);
+    else
+        b2k_generic_prefix_xor(w, buf, n);
+}
+
+B2K_TARGET static void SIMD(prefix_xor)(size_t w, uint8_t *buf, size_t n)
+{
+    switch (w) {
+    case 1: SIMD(prefix_xor_w)(1, buf, n); break;
+    case 2: SIMD(prefix_xor_w)(2, buf, n); break;
+    case 4: SIMD(prefix_xor_w)(4, buf, n); break;
+    default: SIMD(prefix_xor_w)(8, buf, n); break;
+    }
 }
 
 #undef ITEMS

@@ -342,6 +342,26 @@ START_TEST(xor_matches_reference)
 }
 END_TEST
 
+/* The running XOR of every set, for each word size, on lengths across its vector steps. */
+START_TEST(prefix_xor_matches_reference)
+{
+    const b2_kernels *k = b2k_by_name(set_names[_i]);
+    if (k == NULL)
+        return;
+    for (size_t w = 1; w <= 8; w *= 2)
+        for (size_t words = 0; words <= 300 / w; words++) {
+            size_t len = words * w;
+            uint8_t *want = rnd(len, 5 * len + w), *got = malloc(len ? len : 1);
+            ck_assert_ptr_nonnull(got);
+            memcpy(got, want, len);
+            ref_delta_decode(want, 0, len, w, want);
+            k->prefix_xor(w, got, len);
+            ASSERT_SAME(got, want, len, "%s prefix xor w %zu", k->name, w);
+            free(want), free(got);
+        }
+}
+END_TEST
+
 /* Other typesizes up to 255 through the public functions (whatever set is active). */
 START_TEST(large_typesizes)
 {
@@ -562,6 +582,8 @@ static Suite *shuffle_suite(void)
     tcase_add_loop_test(tc, unshuffle_delta_matches_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]) * 32);
     tcase_add_loop_test(tc, xor_matches_reference, 0,
+                        (int)(sizeof set_names / sizeof set_names[0]));
+    tcase_add_loop_test(tc, prefix_xor_matches_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]));
     tcase_add_loop_test(tc, matches_c_blosc1, 0, sizeof vectors / sizeof vectors[0]);
     tcase_add_test(tc, delta_known_answer);
