@@ -33,6 +33,10 @@ typedef struct b2fs_config {
 
 extern b2fs_config b2fs_cfg;
 
+/* Largest FUSE read and write request asked for (max_write, max_readahead), and the
+ * st_blksize frame files show. */
+#define B2FS_IO_SIZE (1u << 20)
+
 /* Parses argv: takes BACKING and the b2fs options out of args, leaves FUSE's own in it.
  * Returns 0 to go on, 1 to exit successfully (--help, --version), -1 on a bad option
  * (the message has been printed). */
@@ -107,6 +111,7 @@ typedef struct b2fs_job {
     uint8_t *img;           /* chunksize bytes, read only while in flight */
     size_t len;
     b2_cctx *cctx;
+    int typesize;           /* the frame's, when the job was made */
     uint8_t *out;           /* encoded chunk (worker output) */
     int rc;                 /* cbytes or a B2E_* code */
     int done;               /* set by the worker under node->job_lock */
@@ -223,6 +228,10 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
 ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off);
 /* write lock */
 ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off);
+/* write lock: the same with the bytes copied by fill, in order, straight into the
+ * chunk images (no buffer in between): fill(ctx, dst, len) returns 0 or -errno */
+typedef int (*b2fs_fill)(void *ctx, void *dst, size_t len);
+ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, void *ctx);
 int node_truncate(b2fs_node *n, uint64_t size);
 /* write lock: brings the node's share of the uncommitted-bytes total (dirty images,
  * chunks in flight, staged chunks) up to date; returns the new total */

@@ -59,6 +59,73 @@ static b2fs_job *job_find(b2fs_node *n, int64_t c)
     return NULL;
 }
 
+/* ---- chunk images, recycled: a writer streaming through a file would otherwise
+ * fault in (and zero) fresh memory for every chunk ---- */
+
+#define IMG_POOL 8
+
+static pthread_mutex_t img_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *img_pool[IMG_POOL];
+static size_t img_pool_len[IMG_POOL];
+static int img_npool;
+
+/* An image of len bytes; its contents are undefined. */
+static uint8_t *img_get(size_t len)
+{
+    uint8_t *p = NULL;
+    pthread_mutex_lock(&img_lock);
+    for (int i = 0; i < img_npool; i++) {
+        if (img_pool_len[i] == len) {
+            p = img_pool[i];
+            img_npool--;
+            img_pool[i] = img_pool[img_npool];
+            img_pool_len[i] = img_pool_len[img_npool];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&img_lock);
+    return p ? p : malloc(len);
+}
+
+static void img_put(uint8_t *p, size_t len)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&img_lock);
+    if (img_npool < IMG_POOL) {
+        img_pool[img_npool] = p;
+        img_pool_len[img_npool++] = len;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&img_lock);
+    free(p);
+}
+
+/* Per thread: room for one encoded chunk (the result is then kept in a buffer of its
+ * own size) or one decoded block a read needs only part of; reused, never fresh pages. */
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_key_make(void)
+{
+    pthread_key_create(&scratch_key, free);
+}
+
+static uint8_t *thread_scratch(size_t len)
+{
+    pthread_once(&scratch_once, scratch_key_make);
+    size_t *s = pthread_getspecific(scratch_key);
+    if (s && s[0] >= len)
+        return (uint8_t *)(s + 1);
+    free(s);
+    s = malloc(sizeof *s + len);
+    pthread_setspecific(scratch_key, s);
+    if (!s)
+        return NULL;
+    s[0] = len;
+    return (uint8_t *)(s + 1);
+}
+
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst)
 {
     b2_frame *f = n->frame;
@@ -111,45 +178,55 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         if (!bcache_get(n->gen, c, b, within, out, take)) {
             uint8_t *target = out;
             if (within || take != blen) {
-                if (!scratch && !(scratch = malloc((size_t)bs)))
+                if (!scratch && !(scratch = thread_scratch((size_t)bs)))
                     return -ENOMEM;
                 target = scratch;
             }
             r = b2f_read_blocks(f, ctx, c, b, 1, target, blen);
-            if (r < 0) {
-                free(scratch);
+            if (r < 0)
                 return damaged(n, c, r);
-            }
             bcache_put(n->gen, c, b, target, blen);
             if (target != out)
                 memcpy(out, scratch + within, take);
         }
         pos += take;
     }
-    free(scratch);
     return 0;
 }
+
+/* How far ahead of a sequential reader chunks are decoded: a worker that is a few
+ * chunks ahead still keeps the reader fed when it was not scheduled for a while. */
+#define RA_BYTES ((uint64_t)4 << 20)
 
 static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
 {
     if (!n->frame || n->chunksize <= 0)
         return;
-    int64_t next = -1;
+    uint64_t cs = (uint64_t)n->chunksize;
+    int64_t first = -1, last = -1;
     pthread_mutex_lock(&n->ra_lock);
-    uint64_t window = (uint64_t)n->chunksize + (1u << 20);
+    uint64_t window = cs + (1u << 20);
     int sequential = off + window >= n->ra_next && off <= n->ra_next + window;
     if (end > n->ra_next)
         n->ra_next = end;
     if (sequential) {
-        int64_t c = (int64_t)((end - 1) / (uint64_t)n->chunksize) + 1;
-        if ((uint64_t)c * (uint64_t)n->chunksize < n->fnbytes && c > n->ra_done) {
-            n->ra_done = c;
-            next = c;
+        int64_t c = (int64_t)((end - 1) / cs) + 1;
+        int64_t ahead = (int64_t)((RA_BYTES + cs - 1) / cs);
+        int64_t upto = c + ahead - 1;
+        if (c + ahead < n->ra_done)
+            n->ra_done = c - 1; /* started over further back */
+        int64_t nchunks = (int64_t)((n->fnbytes + cs - 1) / cs);
+        if (upto >= nchunks)
+            upto = nchunks - 1;
+        first = c > n->ra_done ? c : n->ra_done + 1;
+        if (first <= upto) {
+            last = upto;
+            n->ra_done = upto;
         }
     }
     pthread_mutex_unlock(&n->ra_lock);
-    if (next >= 0)
-        bcache_readahead(n, next);
+    for (int64_t c = first; last >= 0 && c <= last; c++)
+        bcache_readahead(n, c);
 }
 
 ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off)
@@ -220,6 +297,30 @@ size_t node_account(b2fs_node *n)
     return total;
 }
 
+/* Makes img (chunksize bytes, owned from now on) the dirty image of chunk c. */
+static int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, b2fs_dirty **out)
+{
+    if (n->ndirty == n->cap_dirty) {
+        int cap = n->cap_dirty ? n->cap_dirty * 2 : 8;
+        b2fs_dirty *nd = realloc(n->dirty, (size_t)cap * sizeof *nd);
+        if (!nd) {
+            img_put(img, (size_t)n->chunksize);
+            return -ENOMEM;
+        }
+        n->dirty = nd;
+        n->cap_dirty = cap;
+    }
+    b2fs_job *j = job_find(n, c);
+    if (j)
+        j->superseded = 1;
+    b2fs_dirty *d = &n->dirty[n->ndirty++];
+    d->n = c;
+    d->img = img;
+    *out = d;
+    return 0;
+}
+
+/* The dirty image of chunk c, made from what the chunk holds now. */
 static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
 {
     b2fs_dirty *d = dirty_find(n, c);
@@ -228,42 +329,50 @@ static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
         return 0;
     }
     uint32_t cs = (uint32_t)n->chunksize;
-    uint8_t *img = calloc(1, cs);
+    uint8_t *img = img_get(cs);
     if (!img)
         return -ENOMEM;
-    uint64_t start = (uint64_t)c * cs;
+    uint64_t start = (uint64_t)c * cs, have = 0;
     b2fs_job *j = job_find(n, c);
     if (j) {
         memcpy(img, j->img, j->len);
-        j->superseded = 1;
+        have = j->len;
     } else if (start < n->fnbytes) {
-        uint64_t have = n->fnbytes - start < cs ? n->fnbytes - start : cs;
+        have = n->fnbytes - start < cs ? n->fnbytes - start : cs;
         int r = node_read_chunk_part(n, c, 0, (uint32_t)have, img);
         if (r < 0) {
-            free(img);
+            img_put(img, cs);
             return r;
         }
     }
-    if (n->ndirty == n->cap_dirty) {
-        int cap = n->cap_dirty ? n->cap_dirty * 2 : 8;
-        b2fs_dirty *nd = realloc(n->dirty, (size_t)cap * sizeof *nd);
-        if (!nd) {
-            free(img);
-            return -ENOMEM;
-        }
-        n->dirty = nd;
-        n->cap_dirty = cap;
+    if (have < cs)
+        memset(img + have, 0, cs - have);
+    return dirty_add(n, c, img, out);
+}
+
+/* For a write that covers all of chunk c: a new image filled by the writer first (what
+ * the chunk held is not read), then made the chunk's dirty image. */
+static int dirty_replace(b2fs_node *n, int64_t c, b2fs_fill fill, void *ctx, b2fs_dirty **out)
+{
+    b2fs_dirty *d = dirty_find(n, c);
+    if (d) {
+        *out = d;
+        return fill(ctx, d->img, (size_t)n->chunksize);
     }
-    d = &n->dirty[n->ndirty++];
-    d->n = c;
-    d->img = img;
-    *out = d;
-    return 0;
+    uint8_t *img = img_get((size_t)n->chunksize);
+    if (!img)
+        return -ENOMEM;
+    int r = fill(ctx, img, (size_t)n->chunksize);
+    if (r < 0) {
+        img_put(img, (size_t)n->chunksize);
+        return r;
+    }
+    return dirty_add(n, c, img, out);
 }
 
 static void dirty_drop(b2fs_node *n, b2fs_dirty *d)
 {
-    free(d->img);
+    img_put(d->img, (size_t)n->chunksize);
     *d = n->dirty[--n->ndirty];
 }
 
@@ -354,7 +463,7 @@ static int install(b2fs_node *n, b2fs_job *j)
         }
     }
     free(j->out);
-    free(j->img);
+    img_put(j->img, j->len);
     cctx_put(n, j->cctx);
     free(j);
     return r;
@@ -395,9 +504,16 @@ int node_harvest(b2fs_node *n, int wait)
 static void encode_job(b2fs_task *t)
 {
     b2fs_job *j = (b2fs_job *)t;
-    j->out = malloc(j->len + B2_MAX_OVERHEAD);
-    j->rc = j->out ? b2_chunk_encode(j->cctx, j->img, j->len, j->out, j->len + B2_MAX_OVERHEAD)
-                   : B2E_NOMEM;
+    size_t cap = j->len + B2_MAX_OVERHEAD;
+    uint8_t *tmp = thread_scratch(cap);
+    j->rc = tmp ? b2f_encode_chunk(j->cctx, j->typesize, j->img, j->len, tmp, cap) : B2E_NOMEM;
+    if (j->rc >= 0) {
+        j->out = malloc((size_t)j->rc);
+        if (j->out)
+            memcpy(j->out, tmp, (size_t)j->rc);
+        else
+            j->rc = B2E_NOMEM;
+    }
     b2fs_node *n = j->node;
     pthread_mutex_lock(&n->job_lock);
     j->done = 1;
@@ -423,6 +539,9 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
     j->img = d->img;
     j->len = (size_t)n->chunksize;
     j->cctx = c;
+    b2f_stat st;
+    b2f_stat_get(n->frame, &st);
+    j->typesize = st.typesize;
     *d = n->dirty[--n->ndirty];
     pthread_mutex_lock(&n->job_lock);
     n->npending++;
@@ -432,11 +551,6 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
     n->njobs++;
     wpool_submit(&j->task);
     return 0;
-}
-
-static int all_zero(const uint8_t *p, size_t len)
-{
-    return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
 
 /* Bounds the chunks in flight per file: waits for the oldest when there are too many. */
@@ -500,7 +614,20 @@ static int check_writable(b2fs_node *n)
     return 0;
 }
 
+static int fill_from_mem(void *ctx, void *dst, size_t len)
+{
+    const char **p = ctx;
+    memcpy(dst, *p, len);
+    *p += len;
+    return 0;
+}
+
 ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
+{
+    return node_write_with(n, len, off, fill_from_mem, &buf);
+}
+
+ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, void *ctx)
 {
     int r = check_writable(n);
     if (r < 0)
@@ -517,17 +644,22 @@ ssize_t node_write(b2fs_node *n, const char *buf, size_t len, uint64_t off)
         uint64_t within = pos - (uint64_t)c * cs;
         uint64_t take = cs - within < end - pos ? cs - within : end - pos;
         b2fs_dirty *d;
-        r = dirty_get(n, c, &d);
+        if (within == 0 && take == cs) {
+            r = dirty_replace(n, c, fill, ctx, &d);
+        } else {
+            r = dirty_get(n, c, &d);
+            if (r == 0)
+                r = fill(ctx, d->img + within, take);
+        }
         if (r < 0)
             return pos > off ? (ssize_t)(pos - off) : r;
-        memcpy(d->img + within, buf + (pos - off), take);
         pos += take;
         if (pos > n->size)
             n->size = pos;
         /* a chunk written up to its end is compressed now, on a worker (sequential
-         * writers); zeros go straight to the frame, which stores no data for them */
+         * writers); all zeros become a zero chunk there, stored without data */
         if (within + take == cs) {
-            r = all_zero(d->img, cs) ? flush_one(n, d) : submit(n, d);
+            r = submit(n, d);
             if (r < 0)
                 return r;
         }
