@@ -88,16 +88,25 @@ B2K_INLINE void SIMD(shuffle_group)(unsigned m, const uint8_t *s, V *x)
 
 enum { DIRECT_ROWS = 4 };
 
-/* The shuffles prefetch their source this far ahead: the hardware prefetchers alone
- * leave these loops well behind memcpy when the source is not cached. (Prefetching the
- * destination of the unshuffles for writing was no faster there and slower in cache.) */
-enum { PREFETCH_AHEAD = 2048 };
+/* The shuffles prefetch their source, and the unshuffles their destination, this far
+ * ahead: a block walked through memory otherwise keeps too few lines in flight and the
+ * loops fall well behind memcpy. The prefetches go to L2 (prefetcht1), so that lines
+ * waiting for memory do not hold the few L1 miss buffers the loop's own loads and
+ * stores need; every line is prefetched (every other line was as slow as none), and
+ * never past the end of the block, where it could only cost. Reading the destination
+ * ahead starts the read-for-ownership its stores need anyway; non-temporal stores
+ * would avoid that, but the decoded block is read again right away. */
+enum { PREFETCH_AHEAD = 8192 };
 
-B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len)
+B2K_INLINE void SIMD(prefetch)(const uint8_t *p, size_t len, const uint8_t *end)
 {
-    /* once per line: for the lines that start inside [p, p + len) */
-    for (size_t l = (64 - ((uintptr_t)p & 63)) & 63; l < len; l += 64)
-        __builtin_prefetch(p + PREFETCH_AHEAD + l);
+    size_t left = (size_t)(end - p);
+    if (left <= PREFETCH_AHEAD)
+        return;
+    size_t stop = left - PREFETCH_AHEAD < len ? left - PREFETCH_AHEAD : len;
+    /* once per line: for the lines that start inside [p, p + stop) */
+    for (size_t l = (64 - ((uintptr_t)p & 63)) & 63; l < stop; l += 64)
+        __builtin_prefetch(p + PREFETCH_AHEAD + l, 0, 2);
 }
 
 /* Rows past DIRECT_ROWS of step s go to ring slot s % RING_SLOTS and reach the block
@@ -127,7 +136,7 @@ B2K_INLINE size_t SIMD(shuffle_ring)(unsigned m, size_t n, const uint8_t *src, u
     for (size_t c = 0; c < nsteps; c++) {
         size_t i = c * step;
         V x[16], y[16];
-        SIMD(prefetch)(src + i * ts, step * ts);
+        SIMD(prefetch)(src + i * ts, step * ts, src + n * ts);
         SIMD(shuffle_group)(m, src + i * ts, x);
         SIMD(shuffle_group)(m, src + (i + ITEMS) * ts, y);
         uint8_t *slot = ring + (c % RING_SLOTS) * slot_bytes;
@@ -166,7 +175,7 @@ B2K_INLINE size_t SIMD(shuffle_staged)(unsigned m, size_t n, const uint8_t *src,
         size_t len = done - i0 < tile ? done - i0 : tile;
         for (size_t i = 0; i < len; i += step) {
             V x[16], y[16];
-            SIMD(prefetch)(src + (i0 + i) * ts, step * ts);
+            SIMD(prefetch)(src + (i0 + i) * ts, step * ts, src + n * ts);
             SIMD(shuffle_group)(m, src + (i0 + i) * ts, x);
             SIMD(shuffle_group)(m, src + (i0 + i + ITEMS) * ts, y);
 #pragma GCC unroll 16
@@ -202,6 +211,7 @@ B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
     const unsigned ts = 1u << m;
     size_t i = 0;
     for (; i + ITEMS <= n; i += ITEMS) {
+        SIMD(prefetch)(dst + i * ts, ITEMS * ts, dst + n * ts);
         V x[16];
 #pragma GCC unroll 16
         for (unsigned j = 0; j < ts; j++)
@@ -246,7 +256,7 @@ B2K_TARGET static size_t SIMD(shuffle_any)(size_t ts, size_t n, const uint8_t *s
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
-        SIMD(prefetch)(src + i * ts, ITEMS * ts);
+        SIMD(prefetch)(src + i * ts, ITEMS * ts, src + n * ts);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             const uint8_t *s = src + i * ts + jb;
@@ -271,6 +281,7 @@ B2K_INLINE size_t SIMD(unshuffle_any)(size_t ts, size_t n, const uint8_t *src,
 {
     size_t i = 0, limit = SIMD(items_in_reach)(ts, n);
     for (; i + ITEMS <= limit; i += ITEMS) {
+        SIMD(prefetch)(dst + i * ts, ITEMS * ts, dst + n * ts);
         for (size_t j0 = 0; j0 < ts; j0 += 16) {
             size_t jb = SIMD(column_start)(ts, j0), rows = ts - jb < 16 ? ts - jb : 16;
             V x[16];
@@ -331,7 +342,7 @@ B2K_INLINE size_t SIMD(shuffle_small)(size_t ts, size_t n, const uint8_t *src, u
     size_t i = 0;
     for (; i + ITEMS <= n; i += ITEMS) {
         const uint8_t *s = src + i * ts;
-        SIMD(prefetch)(s, ITEMS * ts);
+        SIMD(prefetch)(s, ITEMS * ts, src + n * ts);
         V x[SMALL_MAX];
 #pragma GCC unroll 7
         for (size_t v = 0; v < ts; v++)
@@ -355,6 +366,7 @@ B2K_INLINE size_t SIMD(unshuffle_small)(size_t ts, size_t n, const uint8_t *src,
     SIMD(stream_tables)(ts, tab);
     size_t i = 0;
     for (; i + ITEMS <= n; i += ITEMS) {
+        SIMD(prefetch)(dst + i * ts, ITEMS * ts, dst + n * ts);
         V x[SMALL_MAX];
 #pragma GCC unroll 7
         for (size_t j = 0; j < ts; j++)

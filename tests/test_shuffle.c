@@ -193,8 +193,8 @@ END_TEST
 
 /* ---- every kernel set against the references ---- */
 
-/* Lengths around the vector widths (32 items), the bitshuffle groups (8 items) and the
- * tile of the bitshuffle (16 KiB), plus odd tails. */
+/* Lengths around the vector widths (32 items), the bitshuffle groups (8 items), the
+ * tile of the bitshuffle (16 KiB) and the prefetch distance, plus odd tails. */
 static size_t make_lengths(size_t ts, size_t *lens)
 {
     static const size_t extra_items[] = { 0, 1, 7, 8, 9, 15, 16, 17, 31 };
@@ -208,6 +208,10 @@ static size_t make_lengths(size_t ts, size_t *lens)
         }
     lens[k++] = 16384 * 3 + 8 * ts * 5 + 3;  /* several bitshuffle tiles and a tail */
     lens[k++] = 262144 / ts * ts;            /* a typical Blosc block */
+    /* the SIMD loops prefetch 8 KiB ahead, up to the end of the block: ends just
+     * around that distance */
+    for (size_t d = 8192 - 64 * ts; d <= 8192 + 64 * ts; d += 32 * ts)
+        lens[k++] = d / ts * ts + (ts > 1 ? 1 : 0);
     return k;
 }
 
