@@ -205,33 +205,72 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
                   : SIMD(shuffle_ring)(m, n, src, dst, stride);
 }
 
+/* ITEMS items of typesize 2^m from rows at s, s + stride, ..; to dst + d (and ref + d). */
+B2K_INLINE void SIMD(unshuffle_group)(unsigned m, const uint8_t *s, size_t stride,
+                                      uint8_t *dst, const uint8_t *ref, size_t d)
+{
+    const unsigned ts = 1u << m;
+    V x[16];
+#pragma GCC unroll 16
+    for (unsigned j = 0; j < ts; j++)
+        x[j] = V_LOADU(s + j * stride);
+#pragma GCC unroll 4
+    for (unsigned r = 0; r < m; r++)
+        SIMD(round)(x, ts, (m - 1) - r);
+#ifdef V_JOIN_LANES
+    /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < ts; k += 2) {
+        SIMD(put)(dst, ref, d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
+        SIMD(put)(dst, ref, d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
+    }
+#else
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < ts; k++)
+        SIMD(put)(dst, ref, d + 16 * k, x[k]);
+#endif
+}
+
+/* For typesize 16 the 16 rows of a power-of-two block all fall in one L1 set, which
+ * has fewer ways: a line loaded for one group of items is gone before the next group
+ * needs its other half. So each row's next 64 bytes are first copied, both halves at
+ * once, into a small tile, and the groups are transposed from there. */
+enum { LINE = 64 };
+
+B2K_INLINE size_t SIMD(unshuffle_tiled)(size_t n, const uint8_t *src, size_t stride,
+                                        uint8_t *dst, const uint8_t *ref)
+{
+    _Alignas(64) uint8_t tile[16 * LINE];
+    size_t i = 0;
+    for (; i + LINE <= n; i += LINE) {
+        SIMD(prefetch)(dst + i * 16, LINE * 16, dst + n * 16);
+        const uint8_t *row = src + i;   /* one pointer down the rows: no 16 offsets */
+        for (unsigned j = 0; j < 16; j++, row += stride) {
+            V v[LINE / VBYTES];
+#pragma GCC unroll 4
+            for (unsigned q = 0; q < LINE / VBYTES; q++)
+                v[q] = V_LOADU(row + q * VBYTES);
+#pragma GCC unroll 4
+            for (unsigned q = 0; q < LINE / VBYTES; q++)
+                V_STOREU(tile + j * LINE + q * VBYTES, v[q]);
+        }
+#pragma GCC unroll 4
+        for (unsigned g = 0; g < LINE / ITEMS; g++)
+            SIMD(unshuffle_group)(4, tile + g * ITEMS, LINE, dst, ref, (i + g * ITEMS) * 16);
+    }
+    return i;
+}
+
 B2K_INLINE size_t SIMD(unshuffle_pow2)(unsigned m, size_t n, const uint8_t *src,
                                        size_t stride, uint8_t *dst, const uint8_t *ref)
 {
     const unsigned ts = 1u << m;
+    if (m == 4)
+        return SIMD(unshuffle_tiled)(n, src, stride, dst, ref);
     size_t i = 0;
     for (; i + ITEMS <= n; i += ITEMS) {
         SIMD(prefetch)(dst + i * ts, ITEMS * ts, dst + n * ts);
-        V x[16];
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < ts; j++)
-            x[j] = V_LOADU(src + j * stride + i);
-#pragma GCC unroll 4
-        for (unsigned r = 0; r < m; r++)
-            SIMD(round)(x, ts, (m - 1) - r);
-        size_t d = i * ts;
-#ifdef V_JOIN_LANES
-        /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < ts; k += 2) {
-            SIMD(put)(dst, ref, d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
-            SIMD(put)(dst, ref, d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
-        }
-#else
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < ts; k++)
-            SIMD(put)(dst, ref, d + 16 * k, x[k]);
-#endif
+        SIMD(unshuffle_group)(m, src + i, stride, dst, ref, i * ts);
     }
     return i;
 }
