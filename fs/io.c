@@ -63,11 +63,13 @@ static b2fs_job *job_find(b2fs_node *n, int64_t c)
  * fault in (and zero) fresh memory for every chunk ---- */
 
 #define IMG_POOL 8
+#define IMG_POOL_BYTES ((size_t)8 << 20) /* idle images kept, at most */
 
 static pthread_mutex_t img_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *img_pool[IMG_POOL];
 static size_t img_pool_len[IMG_POOL];
 static int img_npool;
+static size_t img_pooled;
 
 /* An image of len bytes; its contents are undefined. */
 static uint8_t *img_get(size_t len)
@@ -77,6 +79,7 @@ static uint8_t *img_get(size_t len)
     for (int i = 0; i < img_npool; i++) {
         if (img_pool_len[i] == len) {
             p = img_pool[i];
+            img_pooled -= len;
             img_npool--;
             img_pool[i] = img_pool[img_npool];
             img_pool_len[i] = img_pool_len[img_npool];
@@ -92,9 +95,10 @@ static void img_put(uint8_t *p, size_t len)
     if (!p)
         return;
     pthread_mutex_lock(&img_lock);
-    if (img_npool < IMG_POOL) {
+    if (img_npool < IMG_POOL && img_pooled + len <= IMG_POOL_BYTES) {
         img_pool[img_npool] = p;
         img_pool_len[img_npool++] = len;
+        img_pooled += len;
         p = NULL;
     }
     pthread_mutex_unlock(&img_lock);
@@ -102,7 +106,10 @@ static void img_put(uint8_t *p, size_t len)
 }
 
 /* Per thread: room for one encoded chunk (the result is then kept in a buffer of its
- * own size) or one decoded block a read needs only part of; reused, never fresh pages. */
+ * own size) or one decoded block a read needs only part of; reused, never fresh pages.
+ * Buffers over SCRATCH_KEEP (huge chunks) are not kept: scratch_done frees them. */
+#define SCRATCH_KEEP ((size_t)4 << 20)
+
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
@@ -111,8 +118,10 @@ static void scratch_key_make(void)
     pthread_key_create(&scratch_key, free);
 }
 
-static uint8_t *thread_scratch(size_t len)
+static uint8_t *scratch_get(size_t len)
 {
+    if (len > SCRATCH_KEEP)
+        return malloc(len);
     pthread_once(&scratch_once, scratch_key_make);
     size_t *s = pthread_getspecific(scratch_key);
     if (s && s[0] >= len)
@@ -124,6 +133,12 @@ static uint8_t *thread_scratch(size_t len)
         return NULL;
     s[0] = len;
     return (uint8_t *)(s + 1);
+}
+
+static void scratch_done(uint8_t *p, size_t len)
+{
+    if (len > SCRATCH_KEEP)
+        free(p);
 }
 
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst)
@@ -178,19 +193,22 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         if (!bcache_get(n->gen, c, b, within, out, take)) {
             uint8_t *target = out;
             if (within || take != blen) {
-                if (!scratch && !(scratch = thread_scratch((size_t)bs)))
+                if (!scratch && !(scratch = scratch_get((size_t)bs)))
                     return -ENOMEM;
                 target = scratch;
             }
             r = b2f_read_blocks(f, ctx, c, b, 1, target, blen);
-            if (r < 0)
+            if (r < 0) {
+                scratch_done(scratch, (size_t)bs);
                 return damaged(n, c, r);
+            }
             bcache_put(n->gen, c, b, target, blen);
             if (target != out)
                 memcpy(out, scratch + within, take);
         }
         pos += take;
     }
+    scratch_done(scratch, (size_t)bs);
     return 0;
 }
 
@@ -505,7 +523,7 @@ static void encode_job(b2fs_task *t)
 {
     b2fs_job *j = (b2fs_job *)t;
     size_t cap = j->len + B2_MAX_OVERHEAD;
-    uint8_t *tmp = thread_scratch(cap);
+    uint8_t *tmp = scratch_get(cap);
     j->rc = tmp ? b2f_encode_chunk(j->cctx, j->typesize, j->img, j->len, tmp, cap) : B2E_NOMEM;
     if (j->rc >= 0) {
         j->out = malloc((size_t)j->rc);
@@ -514,6 +532,7 @@ static void encode_job(b2fs_task *t)
         else
             j->rc = B2E_NOMEM;
     }
+    scratch_done(tmp, cap);
     b2fs_node *n = j->node;
     pthread_mutex_lock(&n->job_lock);
     j->done = 1;
