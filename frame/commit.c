@@ -79,11 +79,7 @@ static void settle(b2_frame *f, const int64_t *offs, const b2f_hdr *h, const uin
         if (f->chunks[i].data) {
             free(f->chunks[i].data);
             f->chunks[i].data = NULL;
-            if (f->lays && f->lays[i]) {   /* its cached layout points at the freed copy */
-                b2_chunk_layout_free(&f->lays[i]->lay);
-                free(f->lays[i]);
-                f->lays[i] = NULL;
-            }
+            b2f_lay_drop(f, i);   /* its cached layout points at the freed copy */
         }
         f->chunks[i].off = offs[i];
     }

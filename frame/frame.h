@@ -103,12 +103,18 @@ int64_t b2f_chunk_at(b2_frame *f, uint64_t off);
 /* enum b2_special of chunk n (from the index or the chunk header): lets readers fill
  * zeros without I/O and SEEK_HOLE report holes. */
 int b2f_chunk_special(b2_frame *f, int64_t n);
-/* Header, bstarts and dictionary of chunk n, loaded once and cached in the frame. */
+/* Header, bstarts and dictionary of chunk n, cached in the frame (a bounded number of
+ * chunks: see b2f_set_layout_bound). *lay stays valid until this thread's next
+ * b2f_chunk_layout call (on any frame), or b2f_forget_layouts or b2f_close of f. */
 int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay);
-/* Frees the cached layouts (a few hundred bytes a chunk read; they load again when
- * needed). No pointer b2f_chunk_layout gave may be in use, nor any other call on f
- * running. */
+/* Frees the cached layouts (a few hundred bytes a chunk; they load again when needed).
+ * No pointer b2f_chunk_layout gave may be in use, nor any other call on f running. */
 void b2f_forget_layouts(b2_frame *f);
+/* How many chunk layouts f caches now, and the most it may: at most bound (default
+ * 1024, at least 1) whatever is read. Setting it forgets the cached ones, so it needs
+ * what b2f_forget_layouts needs. */
+int b2f_layouts_cached(b2_frame *f);
+int b2f_set_layout_bound(b2_frame *f, int bound);
 /* Decodes blocks [first, first + count) of chunk n into dst, reading only what they need.
  * Returns bytes written. */
 int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,

@@ -3,6 +3,7 @@
 #define B2FS_FRAME_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -92,9 +93,14 @@ typedef struct b2f_chunk {
     uint8_t *data;          /* staged chunk (owned), or NULL */
 } b2f_chunk;
 
-/* A cached chunk layout, and for specials kept in the index, the chunk made for it. */
+/* A cached chunk layout, and for specials kept in the index, the chunk made for it.
+ * refs counts the table slot holding it and each reader using it: the last one to let
+ * go frees it, so an entry evicted while a reader still uses it stays valid for it. */
 typedef struct b2f_lay {
     b2_chunk_layout lay;
+    int64_t n;              /* its chunk */
+    atomic_int refs;
+    const b2_frame *owner;  /* compared only, never followed */
     uint8_t *mem;           /* chunk bytes in memory (staged or made), or NULL: on disk */
     size_t mem_len;
     uint8_t made[B2_HEADER_LEN + 8];
@@ -130,7 +136,10 @@ struct b2_frame {
     /* parameters for chunks written from now on */
     b2f_params wp;
 
-    b2f_lay **lays;         /* per chunk (cap slots), allocated on first use */
+    /* Layouts of chunks read lately, at most lay_slots of them: chunk n may sit in slot
+     * n % lay_slots (a direct-mapped table, allocated on first use; guarded by lock). */
+    b2f_lay **lays;
+    int lay_slots;
 };
 
 /* err helpers: write a reason and return code. */
@@ -183,10 +192,17 @@ int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbyt
 /* open.c */
 int b2f_open_frame(b2_frame *f, char *err, size_t errlen);
 void b2f_release(b2_frame *f);
-void b2f_lays_drop(b2_frame *f, int64_t from);
 void b2f_rebuild_starts(b2_frame *f);
 
 /* read.c */
+/* Default bound on cached layouts per frame; see read.c. */
+#define B2F_LAYOUTS_DEFAULT 1024
+/* Drop the cached layouts of chunks from..., or of chunk n: for writers (exclusive access)
+ * when chunks change or are renumbered. */
+void b2f_lays_drop(b2_frame *f, int64_t from);
+void b2f_lay_drop(b2_frame *f, int64_t n);
+/* Drops them all and frees the table (for close and refresh). */
+void b2f_lays_free(b2_frame *f);
 int64_t b2f_live_cbytes(b2_frame *f);
 /* Makes the index-kept special chunk n into buf (B2_HEADER_LEN + 8 bytes). */
 int b2f_make_special(const b2_frame *f, int64_t n, uint8_t *buf, size_t cap);

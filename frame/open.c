@@ -20,19 +20,6 @@ static int file_size(int fd, int64_t *size)
     return 0;
 }
 
-void b2f_lays_drop(b2_frame *f, int64_t from)
-{
-    if (!f->lays)
-        return;
-    for (int64_t i = from; i < f->cap; i++) {
-        if (f->lays[i]) {
-            b2_chunk_layout_free(&f->lays[i]->lay);
-            free(f->lays[i]);
-            f->lays[i] = NULL;
-        }
-    }
-}
-
 /* Content offsets of variable-size chunks (starts has cap + 1 entries). */
 void b2f_rebuild_starts(b2_frame *f)
 {
@@ -49,9 +36,7 @@ void b2f_rebuild_starts(b2_frame *f)
 /* Frees the frame state (not the struct, fd or lock), for close and refresh. */
 void b2f_release(b2_frame *f)
 {
-    b2f_lays_drop(f, 0);
-    free(f->lays);
-    f->lays = NULL;
+    b2f_lays_free(f);
     for (int64_t i = 0; i < f->nchunks; i++)
         free(f->chunks[i].data);
     free(f->chunks);

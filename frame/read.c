@@ -114,35 +114,46 @@ static int bp_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
     return 0;
 }
 
-static int ensure_lays(b2_frame *f)
+/* The layout cache holds at most lay_slots entries (B2F_LAYOUTS_DEFAULT, 1024): a layout
+ * is about 100 bytes plus 8 a block (some 256 bytes for a 1 MiB chunk of 32 KiB blocks),
+ * so an open file keeps some 256 KiB of them however much of it is read, while 1 GiB of
+ * such chunks stays cached for readers going back and forth. A miss costs one small
+ * read of the chunk's header and block starts. A count rather than a byte budget keeps
+ * the table direct-mapped (chunk n in slot n % lay_slots): a lookup is one slot under
+ * the lock, and a sequential reader only evicts chunks 1024 behind it. */
+static int slots_of(const b2_frame *f)
 {
-    if (!f->lays) {
-        f->lays = calloc((size_t)f->cap + 1, sizeof *f->lays);
-        if (!f->lays)
-            return B2E_NOMEM;
-    }
-    return 0;
+    return f->lay_slots > 0 ? f->lay_slots : B2F_LAYOUTS_DEFAULT;
 }
 
-/* The cached layout entry of chunk n, loading it on first use. */
-static int lay_get(b2_frame *f, int64_t n, b2f_lay **out)
+static void lay_put(b2f_lay *e)
 {
-    pthread_mutex_lock(&f->lock);
-    int rc = ensure_lays(f);
-    b2f_lay *e = rc == 0 ? f->lays[n] : NULL;
-    pthread_mutex_unlock(&f->lock);
-    if (rc < 0)
-        return rc;
-    if (e) {
-        *out = e;
-        return 0;
+    if (e && atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
+        b2_chunk_layout_free(&e->lay);
+        free(e);
     }
-    e = calloc(1, sizeof *e);
+}
+
+/* Chunk n's cached entry with a reference taken, or NULL; under f->lock. */
+static b2f_lay *lay_find(b2_frame *f, int64_t n)
+{
+    b2f_lay *e = f->lays ? f->lays[n % slots_of(f)] : NULL;
+    if (!e || e->n != n)
+        return NULL;
+    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+    return e;
+}
+
+/* Loads chunk n's layout into a new entry. */
+static int lay_load(b2_frame *f, int64_t n, b2f_lay **out)
+{
+    b2f_lay *e = calloc(1, sizeof *e);
     if (!e)
         return B2E_NOMEM;
     b2_chunk_src src;
     disk_src d;
     uint8_t *bp = NULL;
+    int rc = 0;
     if (f->kind == B2F_KIND_BLOSCPACK) {
         int32_t cb;
         rc = bp_chunk(f, n, &bp, &cb);
@@ -169,54 +180,171 @@ static int lay_get(b2_frame *f, int64_t n, b2f_lay **out)
         free(e);
         return rc;
     }
-    pthread_mutex_lock(&f->lock);
-    if (f->lays[n]) {   /* another reader was faster */
-        b2_chunk_layout_free(&e->lay);
-        free(e);
-        e = f->lays[n];
-    } else {
-        f->lays[n] = e;
-    }
-    pthread_mutex_unlock(&f->lock);
+    e->n = n;
+    e->owner = f;
     *out = e;
     return 0;
+}
+
+/* Chunk n's layout entry, loading it on a miss, with a reference the caller gives back
+ * with lay_put. */
+static int lay_get(b2_frame *f, int64_t n, b2f_lay **out)
+{
+    pthread_mutex_lock(&f->lock);
+    b2f_lay *e = lay_find(f, n);
+    pthread_mutex_unlock(&f->lock);
+    if (e) {
+        *out = e;
+        return 0;
+    }
+    int rc = lay_load(f, n, &e);
+    if (rc < 0)
+        return rc;
+    b2f_lay *old = NULL, *have;
+    pthread_mutex_lock(&f->lock);
+    if (!f->lays)
+        f->lays = calloc((size_t)slots_of(f), sizeof *f->lays);
+    if ((have = lay_find(f, n)) != NULL) {   /* another reader was faster */
+        old = e;
+        atomic_init(&old->refs, 1);
+        e = have;
+    } else if (f->lays) {
+        b2f_lay **slot = &f->lays[n % slots_of(f)];
+        old = *slot;   /* evicted: freed when its last reader lets go */
+        *slot = e;
+        atomic_init(&e->refs, 2);   /* the slot's and the caller's */
+    } else {
+        atomic_init(&e->refs, 1);   /* no table: the caller's alone */
+    }
+    pthread_mutex_unlock(&f->lock);
+    lay_put(old);
+    *out = e;
+    return 0;
+}
+
+void b2f_lay_drop(b2_frame *f, int64_t n)
+{
+    b2f_lay **slot = f->lays ? &f->lays[n % slots_of(f)] : NULL;
+    if (slot && *slot && (*slot)->n == n) {
+        lay_put(*slot);
+        *slot = NULL;
+    }
+}
+
+/* Drops the entries of chunks from... by looking at every slot. */
+static void drop_scan(b2_frame *f, int64_t from)
+{
+    for (int i = 0; f->lays && i < slots_of(f); i++) {
+        if (f->lays[i] && f->lays[i]->n >= from) {
+            lay_put(f->lays[i]);
+            f->lays[i] = NULL;
+        }
+    }
+}
+
+void b2f_lays_drop(b2_frame *f, int64_t from)
+{
+    if (from >= 0 && f->nchunks - from < slots_of(f)) {   /* e.g. truncation, a chunk at a time */
+        for (int64_t n = from; n <= f->nchunks; n++)
+            b2f_lay_drop(f, n);
+        return;
+    }
+    drop_scan(f, from);
+}
+
+/* The entry b2f_chunk_layout last gave this thread, kept until its next call. */
+static pthread_key_t held_key;
+static pthread_once_t held_once = PTHREAD_ONCE_INIT;
+static int held_ok;
+
+static void held_free(void *e)
+{
+    lay_put(e);
+}
+
+static void held_init(void)
+{
+    held_ok = pthread_key_create(&held_key, held_free) == 0;
+}
+
+/* Gives back this thread's held entry if it is f's (at close, say). */
+static void held_drop(const b2_frame *f)
+{
+    pthread_once(&held_once, held_init);
+    b2f_lay *e = held_ok ? pthread_getspecific(held_key) : NULL;
+    if (e && e->owner == f) {
+        pthread_setspecific(held_key, NULL);
+        lay_put(e);
+    }
 }
 
 int b2f_chunk_layout(b2_frame *f, int64_t n, const b2_chunk_layout **lay)
 {
     if (check_n(f, n))
         return B2F_ERANGE;
+    pthread_once(&held_once, held_init);
+    if (!held_ok)
+        return B2E_NOMEM;
     b2f_lay *e;
     int rc = lay_get(f, n, &e);
-    if (rc == 0)
-        *lay = &e->lay;
-    return rc;
+    if (rc < 0)
+        return rc;
+    b2f_lay *old = pthread_getspecific(held_key);
+    if (pthread_setspecific(held_key, e) != 0) {
+        lay_put(e);
+        return B2E_NOMEM;
+    }
+    lay_put(old);
+    *lay = &e->lay;
+    return 0;
+}
+
+void b2f_lays_free(b2_frame *f)
+{
+    held_drop(f);
+    drop_scan(f, 0);   /* not by chunk: a closing Bloscpack frame has nchunks 0 */
+    free(f->lays);
+    f->lays = NULL;
 }
 
 void b2f_forget_layouts(b2_frame *f)
 {
     pthread_mutex_lock(&f->lock);
-    b2f_lays_drop(f, 0);
-    free(f->lays);
-    f->lays = NULL;
+    b2f_lays_free(f);
     pthread_mutex_unlock(&f->lock);
 }
 
-int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
-                    void *dst, size_t dst_len)
+int b2f_layouts_cached(b2_frame *f)
 {
-    if (check_n(f, n))
+    int count = 0;
+    pthread_mutex_lock(&f->lock);
+    for (int i = 0; f->lays && i < slots_of(f); i++)
+        count += f->lays[i] != NULL;
+    pthread_mutex_unlock(&f->lock);
+    return count;
+}
+
+int b2f_set_layout_bound(b2_frame *f, int bound)
+{
+    if (bound < 1)
         return B2F_ERANGE;
-    b2f_lay *e;
-    int rc = lay_get(f, n, &e);
-    if (rc < 0)
-        return rc;
+    pthread_mutex_lock(&f->lock);
+    b2f_lays_free(f);
+    f->lay_slots = bound;
+    pthread_mutex_unlock(&f->lock);
+    return 0;
+}
+
+/* Decodes blocks of chunk n with its layout entry e. */
+static int read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, int32_t first,
+                       int32_t count, void *dst, size_t dst_len)
+{
     b2_chunk_src src;
     disk_src d;
     if (f->kind == B2F_KIND_BLOSCPACK) {
         uint8_t *b;
         int32_t cb;
-        rc = bp_chunk(f, n, &b, &cb);
+        int rc = bp_chunk(f, n, &b, &cb);
         if (rc < 0)
             return rc;
         memset(&src, 0, sizeof src);
@@ -228,6 +356,20 @@ int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t
     }
     src_for(f, n, e, &src, &d);
     return b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+}
+
+int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
+                    void *dst, size_t dst_len)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    b2f_lay *e;
+    int rc = lay_get(f, n, &e);
+    if (rc < 0)
+        return rc;
+    rc = read_blocks(f, ctx, n, e, first, count, dst, dst_len);
+    lay_put(e);
+    return rc;
 }
 
 /* The stored bytes of chunk n: *out is malloc'ed. */
@@ -321,6 +463,30 @@ static int fill_special(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, 
     return 0;
 }
 
+/* Fills take bytes from position within of chunk n by decoding the blocks they lie in
+ * (through *tmp, a buffer kept across calls). */
+static int read_part(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, uint8_t *out,
+                     uint64_t within, size_t take, uint8_t **tmp)
+{
+    const b2_chunk_info *ci = &e->lay.info;
+    uint64_t bs = ci->blocksize > 0 ? (uint64_t)ci->blocksize : (uint64_t)ci->nbytes;
+    if (bs == 0)
+        return B2E_CORRUPT;
+    int32_t first = (int32_t)(within / bs);
+    int32_t last = (int32_t)((within + take - 1) / bs);
+    size_t span = (size_t)((uint64_t)(last - first + 1) * bs);
+    free(*tmp);
+    if (!(*tmp = malloc(span)))
+        return B2E_NOMEM;
+    int rc = read_blocks(f, ctx, n, e, first, last - first + 1, *tmp, span);
+    uint64_t skip = within - (uint64_t)first * bs;
+    if (rc >= 0 && (uint64_t)rc < skip + take)
+        rc = B2E_CORRUPT;
+    if (rc >= 0)
+        memcpy(out, *tmp + skip, take);
+    return rc < 0 ? rc : 0;
+}
+
 ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off)
 {
     if (off >= (uint64_t)f->nbytes)
@@ -350,27 +516,10 @@ ssize_t b2f_pread(b2_frame *f, b2_dctx *ctx, void *buf, size_t len, uint64_t off
             rc = fill_special(f, ctx, n, e, out + done, within, take);
         } else if (within == 0 && take == (size_t)cn) {
             rc = b2f_read_chunk(f, ctx, n, out + done, take);
-        } else {
-            const b2_chunk_layout *lay = NULL;
-            rc = b2f_chunk_layout(f, n, &lay);
-            if (rc < 0)
-                break;
-            uint64_t bs = lay->info.blocksize > 0 ? (uint64_t)lay->info.blocksize : (uint64_t)cn;
-            int32_t first = (int32_t)(within / bs);
-            int32_t last = (int32_t)((within + take - 1) / bs);
-            size_t span = (size_t)((uint64_t)(last - first + 1) * bs);
-            free(tmp);
-            tmp = malloc(span);
-            if (!tmp) {
-                rc = B2E_NOMEM;
-                break;
-            }
-            rc = b2f_read_blocks(f, ctx, n, first, last - first + 1, tmp, span);
-            if (rc >= 0 && (uint64_t)rc < within - (uint64_t)first * bs + take)
-                rc = B2E_CORRUPT;
-            if (rc >= 0)
-                memcpy(out + done, tmp + (within - (uint64_t)first * bs), take);
+        } else if (e || (rc = lay_get(f, n, &e)) == 0) {
+            rc = read_part(f, ctx, n, e, out + done, within, take, &tmp);
         }
+        lay_put(e);
         if (rc < 0)
             break;
         done += take;

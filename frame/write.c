@@ -8,7 +8,7 @@ static int check_writable(const b2_frame *f)
     return f->kind == B2F_KIND_FRAME && f->writable ? 0 : B2F_ERDONLY;
 }
 
-/* Room for need chunks in chunks, lays and starts. */
+/* Room for need chunks in chunks and starts. */
 static int grow(b2_frame *f, int64_t need)
 {
     if (need <= f->cap)
@@ -22,13 +22,6 @@ static int grow(b2_frame *f, int64_t need)
     if (!c)
         return B2E_NOMEM;
     f->chunks = c;
-    if (f->lays) {
-        b2f_lay **l = realloc(f->lays, (size_t)(cap + 1) * sizeof *l);
-        if (!l)
-            return B2E_NOMEM;
-        memset(l + f->cap, 0, (size_t)(cap + 1 - f->cap) * sizeof *l);
-        f->lays = l;
-    }
     if (f->variable) {
         uint64_t *st = realloc(f->starts, (size_t)(cap + 1) * sizeof *st);
         if (!st)
@@ -40,16 +33,6 @@ static int grow(b2_frame *f, int64_t need)
     return 0;
 }
 
-static void lay_clear(b2_frame *f, int64_t n)
-{
-    if (f->lays && f->lays[n]) {
-        b2_chunk_layout_free(&f->lays[n]->lay);
-        free(f->lays[n]);
-        f->lays[n] = NULL;
-    }
-}
-
-/* Whether a chunk of nbytes may go at n (replacing chunk n, or inserted before it). */
 static int check_size(const b2_frame *f, int64_t n, int32_t nbytes, int insert)
 {
     if (nbytes <= 0)
@@ -73,7 +56,7 @@ static int check_size(const b2_frame *f, int64_t n, int32_t nbytes, int insert)
 static void set_entry(b2_frame *f, int64_t n, uint8_t *chunk, const b2_chunk_info *ci)
 {
     b2f_chunk *c = &f->chunks[n];
-    lay_clear(f, n);
+    b2f_lay_drop(f, n);
     memset(c, 0, sizeof *c);
     c->nbytes = ci->nbytes;
     c->special = (uint8_t)ci->special;
@@ -116,10 +99,7 @@ static int put_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes, i
             return rc;
         memmove(f->chunks + n + 1, f->chunks + n, (size_t)(f->nchunks - n) * sizeof *f->chunks);
         memset(f->chunks + n, 0, sizeof *f->chunks);
-        if (f->lays) {
-            memmove(f->lays + n + 1, f->lays + n, (size_t)(f->nchunks - n) * sizeof *f->lays);
-            f->lays[n] = NULL;
-        }
+        b2f_lays_drop(f, n);   /* cached by chunk number: the later ones move */
         f->nchunks++;
     } else {
         f->nbytes -= f->chunks[n].nbytes;
@@ -197,12 +177,8 @@ int b2f_delete_chunk(b2_frame *f, int64_t n)
         return B2F_ERANGE;
     f->nbytes -= f->chunks[n].nbytes;
     free(f->chunks[n].data);
-    lay_clear(f, n);
+    b2f_lays_drop(f, n);
     memmove(f->chunks + n, f->chunks + n + 1, (size_t)(f->nchunks - n - 1) * sizeof *f->chunks);
-    if (f->lays) {
-        memmove(f->lays + n, f->lays + n + 1, (size_t)(f->nchunks - n - 1) * sizeof *f->lays);
-        f->lays[f->nchunks - 1] = NULL;
-    }
     f->nchunks--;
     f->dirty = 1;
     b2f_rebuild_starts(f);

@@ -28,3 +28,10 @@ UNIT_TESTS += tests/test_frame_rechunk
 tests_test_frame_rechunk_SOURCES = tests/test_frame_rechunk.c
 tests_test_frame_rechunk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_frame_rechunk_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
+# the bounded chunk layout cache (layout engineer)
+check_PROGRAMS += tests/test_frame_layouts
+TESTS += tests/test_frame_layouts
+UNIT_TESTS += tests/test_frame_layouts
+tests_test_frame_layouts_SOURCES = tests/test_frame_layouts.c
+tests_test_frame_layouts_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_frame_layouts_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
