@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define NBUCKETS 1024
@@ -330,6 +331,83 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
         buckets[b] = n;
     }
     pthread_mutex_unlock(&table_lock);
+}
+
+static void copy_xattrs(int from, int to)
+{
+    char names[65536], val[65536];
+    ssize_t len = flistxattr(from, names, sizeof names);
+    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
+        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
+        if (vl >= 0)
+            fsetxattr(to, names + i, val, (size_t)vl, 0);
+    }
+}
+
+/* The rename reaches the disk: a later fsync of the new file then survives a crash. */
+static void sync_dir(int dirfd)
+{
+    int d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d >= 0) {
+        fsync(d);
+        close(d);
+    }
+}
+
+int node_replace_with(b2fs_node *n, node_writer write, const char *what)
+{
+    struct stat st;
+    if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        st.st_ino != n->ino || st.st_dev != n->dev)
+        return -ESTALE;   /* deleted or replaced: nothing to rename over */
+    static unsigned long counter;
+    char tmp[64], err[200] = "";
+    snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-r%lu", (int)getpid(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    int fd = openat(n->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    st.st_mode & 07777);
+    if (fd < 0) {
+        int e = errno;
+        b2fs_log(LOG_WARNING, "%s: %s: cannot create %s: %s", n->path, what, tmp, strerror(e));
+        return -e;
+    }
+    /* says "in use" to other mounts' stale-temporary cleanup (paths.c); it becomes the
+     * frame's commit lock after the rename, which the caller releases */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    fcntl(fd, F_OFD_SETLK, &fl);
+    if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
+        b2fs_log(LOG_WARNING, "%s: %s: chown: %s", n->path, what, strerror(errno));
+    copy_xattrs(n->fd, fd);
+    /* tells other mounts with an older file of this line open where it went (share.c) */
+    char from[64];
+    node_lineage(n, from, sizeof from);
+    fsetxattr(fd, B2FS_XATTR_FROM, from, strlen(from), 0);
+    b2_frame *nf = NULL;
+    int r = write(n->frame, fd, err, sizeof err);
+    if (r == 0 && fdatasync(fd) < 0)
+        r = -errno;
+    if (r == 0)
+        r = b2f_open(&nf, fd, B2F_RDWR, NULL, err, sizeof err);
+    if (r == 0 && renameat(n->dirfd, tmp, n->dirfd, n->name) < 0)
+        r = -errno;
+    if (r < 0) {
+        b2fs_log(LOG_WARNING, "%s: %s failed: %s%s%s", n->path, what, b2f_strerror(r),
+                 err[0] ? ": " : "", err);
+        if (nf)
+            b2f_close(nf);
+        unlinkat(n->dirfd, tmp, 0);
+        close(fd);
+        return b2fs_errno(r);
+    }
+    sync_dir(n->dirfd);
+    b2f_close(n->frame);
+    close(n->fd);
+    n->frame = nf;
+    n->fd = fd;
+    struct stat nst;
+    if (fstat(fd, &nst) == 0)
+        node_rekey(n, nst.st_dev, nst.st_ino);
+    return 0;
 }
 
 /* When more than half of the frame file is space no chunk uses: compaction. */
