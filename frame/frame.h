@@ -191,5 +191,8 @@ const char *b2f_vlmeta_name(b2_frame *f, int i);
 int b2f_vlmeta_get(b2_frame *f, const char *name, uint8_t **val, size_t *len);
 int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len);
 int b2f_vlmeta_delete(b2_frame *f, const char *name);
+/* Makes to's vlmetalayers those of from (sets each, deletes the ones from lacks); goes
+ * on past a failing one and returns the first error, else 0. */
+int b2f_vlmeta_copy(b2_frame *from, b2_frame *to);
 
 #endif

@@ -143,3 +143,29 @@ int b2f_vlmeta_delete(b2_frame *f, const char *name)
     f->dirty = f->vlmeta_dirty = 1;
     return 0;
 }
+
+int b2f_vlmeta_copy(b2_frame *from, b2_frame *to)
+{
+    int rc = 0;
+    uint8_t *v;
+    size_t len;
+    for (int i = b2f_vlmeta_count(to) - 1; i >= 0; i--) {
+        const char *name = b2f_vlmeta_name(to, i);
+        if (b2f_vlmeta_get(from, name, &v, &len) == 0) {
+            free(v);
+            continue;
+        }
+        int r = b2f_vlmeta_delete(to, name);
+        rc = rc < 0 ? rc : r;
+    }
+    for (int i = 0; i < b2f_vlmeta_count(from); i++) {
+        const char *name = b2f_vlmeta_name(from, i);
+        int r = b2f_vlmeta_get(from, name, &v, &len);
+        if (r == 0) {
+            r = b2f_vlmeta_set(to, name, v, len);
+            free(v);
+        }
+        rc = rc < 0 ? rc : r;
+    }
+    return rc;
+}

@@ -66,23 +66,6 @@ static int create_copy(b2_frame *f, int out_fd, const b2f_params *p, b2_frame **
     return b2f_create(out, out_fd, p, nmeta, names, values, lens, &f->io, err, errlen);
 }
 
-static int copy_vlmeta(b2_frame *f, b2_frame *nf)
-{
-    for (int i = 0; i < b2f_vlmeta_count(f); i++) {
-        const char *name = b2f_vlmeta_name(f, i);
-        uint8_t *v;
-        size_t len;
-        int rc = b2f_vlmeta_get(f, name, &v, &len);
-        if (rc == 0) {
-            rc = b2f_vlmeta_set(nf, name, v, len);
-            free(v);
-        }
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* Decodes f's contents chunksize bytes at a time into nf's chunks. */
 static int copy_contents(b2_frame *f, b2_frame *nf, int32_t cs, char *err, size_t errlen)
 {
@@ -132,7 +115,7 @@ int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, char *err, size
     if (rc < 0)
         return rc;
     rc = copy_contents(f, nf, p.chunksize, err, errlen);
-    if (rc == 0 && (rc = copy_vlmeta(f, nf)) < 0)
+    if (rc == 0 && (rc = b2f_vlmeta_copy(f, nf)) < 0)
         b2f_fail(err, errlen, rc, "cannot copy the vlmetalayers: %s", b2f_strerror(rc));
     if (rc == 0)
         rc = b2f_commit(nf, 0, err, errlen);

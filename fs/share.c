@@ -47,28 +47,6 @@ static int cmp64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void copy_vlmeta(b2_frame *from, b2_frame *to)
-{
-    for (int i = b2f_vlmeta_count(to) - 1; i >= 0; i--) {
-        const char *name = b2f_vlmeta_name(to, i);
-        uint8_t *v;
-        size_t len;
-        if (b2f_vlmeta_get(from, name, &v, &len) < 0)
-            b2f_vlmeta_delete(to, name);
-        else
-            free(v);
-    }
-    for (int i = 0; i < b2f_vlmeta_count(from); i++) {
-        const char *name = b2f_vlmeta_name(from, i);
-        uint8_t *v;
-        size_t len;
-        if (b2f_vlmeta_get(from, name, &v, &len) == 0) {
-            b2f_vlmeta_set(to, name, v, len);
-            free(v);
-        }
-    }
-}
-
 /* Applies this node's changes onto nf (the file as it is now). */
 static int apply_changes(b2fs_node *n, b2_frame *nf)
 {
@@ -105,7 +83,7 @@ static int apply_changes(b2fs_node *n, b2_frame *nf)
         }
     }
     if (n->meta_changed)
-        copy_vlmeta(of, nf);
+        b2f_vlmeta_copy(of, nf);
     return 0;
 }
 
