@@ -169,6 +169,14 @@ typedef struct b2_cparams {
 /* Sets the defaults: zstd, clevel 1, typesize 8, shuffle, blocksize 0, forward-compat split. */
 void b2_cparams_default(b2_cparams *p);
 
+/* The blocksize encoding uses for a chunk of nbytes: p->blocksize, or when that is 0
+ * C-Blosc2's automatic choice (for split blocks: 32 KiB a stream times typesize). */
+int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);
+/* The automatic choice without the enlargement of split blocks beyond
+ * max(32 KiB, the unsplit choice): a small random read then decodes 32 KiB, not 128 KiB
+ * (zstd clevel 1, typesize 4). Ignores p->blocksize. */
+int32_t b2_small_blocksize(const b2_cparams *p, int32_t nbytes);
+
 typedef struct b2_cctx b2_cctx;
 b2_cctx *b2_cctx_new(const b2_cparams *p);   /* NULL on bad params or no memory */
 void b2_cctx_free(b2_cctx *ctx);

@@ -142,8 +142,7 @@ void b2_workers_release(b2_workers *ws);
 /* Grows *buf to at least need bytes. */
 int b2_grow(uint8_t **buf, size_t *cap, size_t need);
 
-/* Blocksize and split choice (codec/blocksize.c). */
-int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);
+/* Split choice (codec/blocksize.c); the blocksize choice is in chunk.h. */
 int b2_split_wanted(const b2_cparams *p, int32_t bsize);
 
 #endif

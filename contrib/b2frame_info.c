@@ -14,8 +14,8 @@ static const char info_usage[] =
     "compression ratio, and metalayers and vlmetalayers (meta.NAME, vlmeta.NAME: size\n"
     "and content, as text when printable, else hex). --json prints one JSON object per\n"
     "file, with whole metalayer contents in hex. --chunks (-c) adds one line per chunk:\n"
-    "its offset in the contents, nbytes, cbytes and special kind (zeros, nan, value,\n"
-    "uninit).\n";
+    "its offset in the contents, nbytes, cbytes, blocksize and special kind (zeros, nan,\n"
+    "value, uninit).\n";
 
 static const char *kind_name(int kind)
 {
@@ -194,11 +194,13 @@ static int show_chunks(const bt_input *in, int json)
         }
         const char *special = special_name(lay->info.special);
         if (json)
-            printf("%s{\"offset\": %llu, \"nbytes\": %d, \"cbytes\": %d, \"special\": \"%s\"}",
-                   n ? ", " : "", (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes, special);
+            printf("%s{\"offset\": %llu, \"nbytes\": %d, \"cbytes\": %d, \"blocksize\": %d, "
+                   "\"special\": \"%s\"}", n ? ", " : "", (unsigned long long)off, (int)nbytes,
+                   (int)lay->info.cbytes, (int)lay->info.blocksize, special);
         else
-            printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, special %s\n", (long long)n,
-                   (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes, special);
+            printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, blocksize %d, special %s\n",
+                   (long long)n, (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes,
+                   (int)lay->info.blocksize, special);
     }
     return 0;
 }

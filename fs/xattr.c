@@ -80,6 +80,10 @@ static void params_along(const char *path, int skip_last, b2f_params *p)
 void b2fs_params_for_new(const char *path, b2f_params *p)
 {
     params_along(path, 1, p);
+    /* Programs read files on a mount at random: an automatic blocksize is fixed at
+     * creation to the small variant (in the header, so C-Blosc2 appends alike). */
+    if (p->cp.blocksize == 0)
+        p->cp.blocksize = b2_small_blocksize(&p->cp, p->chunksize);
 }
 
 static int put_text(char *value, size_t size, const char *text, size_t len)

@@ -21,6 +21,10 @@ check "codec from the mount options" [ "$(get codec "$MNT/f")" = lz4 ]
 check "clevel" [ "$(get clevel "$MNT/f")" = 5 ]
 check "typesize" [ "$(get typesize "$MNT/f")" = 4 ]
 check "chunksize in plain bytes" [ "$(get chunksize "$MNT/f")" = 262144 ]
+# automatic blocksize: split (shuffled) blocks keep the unsplit size, 128K at lz4 level
+# 5, where C-Blosc2 would take 64K a stream times typesize 4
+check "automatic blocksize of a new file" [ "$(get blocksize "$MNT/f")" = 131072 ]
+check "  ... and in its chunks" grep -q "^chunk.0: .* blocksize 131072," <("$B2FRAME" info -c "$BACK/f.b2frame")
 check "nbytes = size" [ "$(get nbytes "$MNT/f")" = "$(stat -c %s "$MNT/f")" ]
 check "cratio is a number > 1" /usr/bin/python3 -c "import sys; sys.exit(0 if float('$(get cratio "$MNT/f")') > 1 else 1)"
 check "read-only attribute refused" not setfattr -n user.blosc2.nbytes -v 5 "$MNT/f"

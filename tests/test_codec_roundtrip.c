@@ -262,6 +262,61 @@ START_TEST(test_auto_blocksize)
 }
 END_TEST
 
+/* C-Blosc2's automatic blocksize and b2fs's small variant, on the values they must give:
+ * split blocks are 32 KiB a stream times typesize in C-Blosc2, at most
+ * max(32 KiB, the unsplit size) in the small variant; unsplit blocks are the same. */
+START_TEST(test_small_blocksize)
+{
+    static const struct {
+        int codec, clevel, ts;
+        const char *filters;
+        int32_t blocksize, nbytes, want_auto, want_small;
+    } cases[] = {
+        {B2_ZSTD, 1, 4, "shuffle", 0, 1 << 20, 131072, 32768},
+        {B2_LZ4, 1, 4, "shuffle", 0, 1 << 20, 131072, 32768},
+        {B2_BLOSCLZ, 5, 8, "shuffle", 0, 1 << 20, 524288, 131072},
+        {B2_LZ4, 9, 4, "shuffle", 0, 4 << 20, 2097152, 262144},
+        {B2_ZSTD, 1, 3, "shuffle", 0, 1 << 20, 98304, 32766},
+        {B2_ZSTD, 1, 1, "none", 0, 1 << 20, 32768, 32768},
+        {B2_ZSTD, 9, 1, "none", 0, 4 << 20, 1048576, 1048576},
+        {B2_ZSTD, 9, 4, "shuffle", 0, 4 << 20, 1048576, 1048576},  /* zstd > 5: no split */
+        {B2_LZ4, 1, 4, "shuffle", 0, 1000, 1000, 1000},
+        {B2_ZSTD, 1, 4, "shuffle", 65536, 1 << 20, 65536, 32768},  /* small ignores it */
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        b2_cparams p;
+        set_params(&p, cases[i].codec, cases[i].ts, cases[i].filters, B2_SPLIT_FORWARD_COMPAT,
+                   cases[i].blocksize, 0);
+        p.clevel = cases[i].clevel;
+        ck_assert_msg(b2_auto_blocksize(&p, cases[i].nbytes) == cases[i].want_auto,
+                      "case %zu: auto %d", i, b2_auto_blocksize(&p, cases[i].nbytes));
+        ck_assert_msg(b2_small_blocksize(&p, cases[i].nbytes) == cases[i].want_small,
+                      "case %zu: small %d", i, b2_small_blocksize(&p, cases[i].nbytes));
+    }
+    /* a chunk encoded with the small choice has it, and still splits */
+    size_t len = 1 << 20;
+    uint8_t *in = malloc(len);
+    fill(in, len, 9);
+    b2_cparams p;
+    set_params(&p, B2_ZSTD, 4, "shuffle", B2_SPLIT_FORWARD_COMPAT, 0, 0);
+    p.clevel = 1;
+    p.blocksize = b2_small_blocksize(&p, (int32_t)len);
+    b2_cctx *cctx = b2_cctx_new(&p);
+    uint8_t *chunk = malloc(len + B2_MAX_OVERHEAD);
+    int cb = b2_chunk_encode(cctx, in, len, chunk, len + B2_MAX_OVERHEAD);
+    ck_assert_int_gt(cb, 0);
+    b2_chunk_info info;
+    ck_assert_int_eq(b2_chunk_parse_header(chunk, (size_t)cb, &info), 0);
+    ck_assert_int_eq(info.blocksize, 32768);
+    ck_assert_int_eq(info.nblocks, 32);
+    ck_assert_int_eq(info.dont_split, 0);
+    free(chunk);
+    b2_cctx_free(cctx);
+    round_trip(&p, in, len, 0);
+    free(in);
+}
+END_TEST
+
 START_TEST(test_incompressible_memcpy)
 {
     size_t len = 100000;
@@ -444,6 +499,7 @@ int main(void)
     tcase_add_loop_test(tc, test_matrix_blosc1, 0, (int)N(codecs));
     tcase_add_test(tc, test_block_ranges);
     tcase_add_test(tc, test_auto_blocksize);
+    tcase_add_test(tc, test_small_blocksize);
     tcase_add_test(tc, test_incompressible_memcpy);
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
