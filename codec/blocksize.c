@@ -4,7 +4,7 @@
 
 #define L1_SIZE (32 * 1024)
 /* b2_small_blocksize: split blocks no larger than this unless the level asks for more anyway */
-#define SMALL_SPLIT_MAX (32 * 1024)
+#define SMALL_SPLIT_MAX (64 * 1024)
 
 static int has_filter(const b2_cparams *p, int id)
 {

@@ -173,7 +173,7 @@ void b2_cparams_default(b2_cparams *p);
  * C-Blosc2's automatic choice (for split blocks: 32 KiB a stream times typesize). */
 int32_t b2_auto_blocksize(const b2_cparams *p, int32_t nbytes);
 /* The automatic choice without the enlargement of split blocks beyond
- * max(32 KiB, the unsplit choice): a small random read then decodes 32 KiB, not 128 KiB
+ * max(64 KiB, the unsplit choice): a small random read then decodes 64 KiB, not 128 KiB
  * (zstd clevel 1, typesize 4). Ignores p->blocksize. */
 int32_t b2_small_blocksize(const b2_cparams *p, int32_t nbytes);
 

@@ -53,7 +53,7 @@ static const char usage_text[] =
     "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
     "    blocksize=SIZE     bytes per block of new files; 0 = automatic: C-Blosc2's choice,\n"
     "                       except that blocks split into streams (a shuffle with a fast\n"
-    "                       codec) keep the unsplit size, at least 32K, where C-Blosc2 makes\n"
+    "                       codec) keep the unsplit size, at least 64K, where C-Blosc2 makes\n"
     "                       them typesize times bigger: small random reads decode less (0)\n"
     "    nthreads=N         worker threads for compression and read-ahead (2)\n"
     "    cache_size=SIZE    decoded block cache shared by all files (64M)\n"

@@ -264,7 +264,7 @@ END_TEST
 
 /* C-Blosc2's automatic blocksize and b2fs's small variant, on the values they must give:
  * split blocks are 32 KiB a stream times typesize in C-Blosc2, at most
- * max(32 KiB, the unsplit size) in the small variant; unsplit blocks are the same. */
+ * max(64 KiB, the unsplit size) in the small variant; unsplit blocks are the same. */
 START_TEST(test_small_blocksize)
 {
     static const struct {
@@ -272,16 +272,17 @@ START_TEST(test_small_blocksize)
         const char *filters;
         int32_t blocksize, nbytes, want_auto, want_small;
     } cases[] = {
-        {B2_ZSTD, 1, 4, "shuffle", 0, 1 << 20, 131072, 32768},
-        {B2_LZ4, 1, 4, "shuffle", 0, 1 << 20, 131072, 32768},
+        {B2_ZSTD, 1, 4, "shuffle", 0, 1 << 20, 131072, 65536},
+        {B2_LZ4, 1, 4, "shuffle", 0, 1 << 20, 131072, 65536},
+        {B2_LZ4, 1, 2, "shuffle", 0, 1 << 20, 65536, 65536},
         {B2_BLOSCLZ, 5, 8, "shuffle", 0, 1 << 20, 524288, 131072},
         {B2_LZ4, 9, 4, "shuffle", 0, 4 << 20, 2097152, 262144},
-        {B2_ZSTD, 1, 3, "shuffle", 0, 1 << 20, 98304, 32766},
+        {B2_ZSTD, 1, 3, "shuffle", 0, 1 << 20, 98304, 65535},
         {B2_ZSTD, 1, 1, "none", 0, 1 << 20, 32768, 32768},
         {B2_ZSTD, 9, 1, "none", 0, 4 << 20, 1048576, 1048576},
         {B2_ZSTD, 9, 4, "shuffle", 0, 4 << 20, 1048576, 1048576},  /* zstd > 5: no split */
         {B2_LZ4, 1, 4, "shuffle", 0, 1000, 1000, 1000},
-        {B2_ZSTD, 1, 4, "shuffle", 65536, 1 << 20, 65536, 32768},  /* small ignores it */
+        {B2_ZSTD, 1, 4, "shuffle", 16384, 1 << 20, 16384, 65536},  /* small ignores it */
     };
     for (size_t i = 0; i < N(cases); i++) {
         b2_cparams p;
@@ -307,8 +308,8 @@ START_TEST(test_small_blocksize)
     ck_assert_int_gt(cb, 0);
     b2_chunk_info info;
     ck_assert_int_eq(b2_chunk_parse_header(chunk, (size_t)cb, &info), 0);
-    ck_assert_int_eq(info.blocksize, 32768);
-    ck_assert_int_eq(info.nblocks, 32);
+    ck_assert_int_eq(info.blocksize, 65536);
+    ck_assert_int_eq(info.nblocks, 16);
     ck_assert_int_eq(info.dont_split, 0);
     free(chunk);
     b2_cctx_free(cctx);
