@@ -240,8 +240,15 @@ size_t node_account(b2fs_node *n);
 int node_flush_dirty(b2fs_node *n);
 /* read lock: SEEK_DATA / SEEK_HOLE */
 off_t node_seek(b2fs_node *n, off_t off, int whence);
+/* What node_read_chunk_part leaves in the block cache: every block it decoded (KEEP);
+ * for a sequential reader that will not come back, none that it read to their end
+ * (STREAM); for read-ahead, none that the sequential reader already went past (AHEAD). */
+enum { B2FS_READ_KEEP, B2FS_READ_STREAM, B2FS_READ_AHEAD };
 /* fills [off, off + len) of chunk c of the frame into dst through the block cache */
-int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst);
+int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,
+                         int mode);
+/* Whether the file's sequential reader last read at or past content offset end. */
+int node_behind_reader(b2fs_node *n, uint64_t end);
 
 /* ---- block cache and read-ahead (bcache.c) ---- */
 
@@ -249,6 +256,11 @@ void bcache_init(size_t bytes);
 void bcache_shutdown(void);
 /* Copies block `block` of chunk c of node generation gen into dst if cached. */
 int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
+/* bcache_get for a reader streaming through the file: when the copy reaches the block's
+ * end the block leaves the cache (the kernel's page cache has it now), so a long
+ * sequential read recycles a few pages instead of pushing out every other file's
+ * blocks and faulting in the whole cache after a mount. */
+int bcache_take(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len);
 /* Bytes of cache pages holding blocks now (<= cache_size), and bytes of pages ever
  * used (what the cache adds to the daemon's resident memory; <= cache_size too). */

@@ -98,33 +98,8 @@ static entry **find_slot(uint64_t gen, int64_t c, int32_t b)
     return pp;
 }
 
-int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len)
+static void drop_locked(entry *e)
 {
-    int hit = 0;
-    pthread_mutex_lock(&lock);
-    entry *e = *find_slot(gen, c, block);
-    if (e && off + len <= e->len) {
-        uint32_t p = e->first;
-        for (size_t skip = off / PAGE_BYTES; skip; skip--)
-            p = page_next[p];
-        size_t within = off % PAGE_BYTES;
-        for (size_t done = 0; done < len; p = page_next[p]) {
-            size_t take = PAGE_BYTES - within < len - done ? PAGE_BYTES - within : len - done;
-            memcpy((uint8_t *)dst + done, page_at(p) + within, take);
-            done += take;
-            within = 0;
-        }
-        lru_unlink(e);
-        lru_front(e);
-        hit = 1;
-    }
-    pthread_mutex_unlock(&lock);
-    return hit;
-}
-
-static void evict_locked(void)
-{
-    entry *e = tail;
     lru_unlink(e);
     entry **pp = find_slot(e->gen, e->chunk, e->block);
     *pp = e->hnext;
@@ -136,6 +111,50 @@ static void evict_locked(void)
     nfree += n;
     e->hnext = entry_free;
     entry_free = e;
+}
+
+static void evict_locked(void)
+{
+    drop_locked(tail);
+}
+
+static int copy_out(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len,
+                    int take)
+{
+    int hit = 0;
+    pthread_mutex_lock(&lock);
+    entry *e = *find_slot(gen, c, block);
+    if (e && off + len <= e->len) {
+        uint32_t p = e->first;
+        for (size_t skip = off / PAGE_BYTES; skip; skip--)
+            p = page_next[p];
+        size_t within = off % PAGE_BYTES;
+        for (size_t done = 0; done < len; p = page_next[p]) {
+            size_t n = PAGE_BYTES - within < len - done ? PAGE_BYTES - within : len - done;
+            memcpy((uint8_t *)dst + done, page_at(p) + within, n);
+            done += n;
+            within = 0;
+        }
+        if (take && off + len == e->len) {
+            drop_locked(e);
+        } else {
+            lru_unlink(e);
+            lru_front(e);
+        }
+        hit = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return hit;
+}
+
+int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len)
+{
+    return copy_out(gen, c, block, off, dst, len, 0);
+}
+
+int bcache_take(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len)
+{
+    return copy_out(gen, c, block, off, dst, len, 1);
 }
 
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len)
@@ -240,10 +259,11 @@ static void run_readahead(b2fs_task *t)
     if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
         uint64_t start = (uint64_t)ra->chunk * cs;
         uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
-        uint8_t *tmp = malloc(len);
+        /* the reader may have caught up and decoded it itself */
+        uint8_t *tmp = node_behind_reader(n, start + len) ? NULL : malloc(len);
         /* node_read_chunk_part decodes through the cache and leaves the blocks there */
         if (tmp)
-            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, tmp);
+            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, tmp, B2FS_READ_AHEAD);
         free(tmp);
     }
     pthread_rwlock_unlock(&n->lock);

@@ -141,8 +141,31 @@ static void scratch_done(uint8_t *p, size_t len)
         free(p);
 }
 
-int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst)
+int node_behind_reader(b2fs_node *n, uint64_t end)
 {
+    pthread_mutex_lock(&n->ra_lock);
+    int behind = end <= n->ra_next;
+    pthread_mutex_unlock(&n->ra_lock);
+    return behind;
+}
+
+/* Whether a block (or whole chunk) just decoded goes into the cache: not when the
+ * reader asking got it to its end, or when the sequential reader is already past it. */
+static int worth_keeping(b2fs_node *n, int mode, int reached_end, uint64_t end)
+{
+    if (mode == B2FS_READ_STREAM)
+        return !reached_end;
+    if (mode == B2FS_READ_AHEAD)
+        return !node_behind_reader(n, end);
+    return 1;
+}
+
+int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,
+                         int mode)
+{
+    int (*lookup)(uint64_t, int64_t, int32_t, size_t, void *, size_t) =
+        mode == B2FS_READ_STREAM ? bcache_take : bcache_get;
+    uint64_t cstart = (uint64_t)c * (uint64_t)(n->chunksize > 0 ? n->chunksize : 0);
     b2_frame *f = n->frame;
     int sp = b2f_chunk_special(f, c);
     if (sp < 0)
@@ -163,7 +186,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         return -ENOMEM;
     if (sp != B2_SPECIAL_NONE || lay->info.nblocks == 0) {
         /* special values and stored (memcpyed) chunks: one "block", the whole chunk */
-        if (bcache_get(n->gen, c, 0, off, dst, len))
+        if (lookup(n->gen, c, 0, off, dst, len))
             return 0;
         uint8_t *tmp = malloc((size_t)nbytes);
         if (!tmp)
@@ -174,7 +197,8 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
             return damaged(n, c, r);
         }
         memcpy(dst, tmp + off, len);
-        bcache_put(n->gen, c, 0, tmp, (size_t)nbytes);
+        if (worth_keeping(n, mode, off + len == (uint32_t)nbytes, cstart + (uint64_t)nbytes))
+            bcache_put(n->gen, c, 0, tmp, (size_t)nbytes);
         free(tmp);
         return 0;
     }
@@ -190,7 +214,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         uint32_t within = pos - bstart;
         uint32_t take = blen - within < end - pos ? blen - within : end - pos;
         uint8_t *out = dst + (pos - off);
-        if (!bcache_get(n->gen, c, b, within, out, take)) {
+        if (!lookup(n->gen, c, b, within, out, take)) {
             uint8_t *target = out;
             if (within || take != blen) {
                 if (!scratch && !(scratch = scratch_get((size_t)bs)))
@@ -202,7 +226,8 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
                 scratch_done(scratch, (size_t)bs);
                 return damaged(n, c, r);
             }
-            bcache_put(n->gen, c, b, target, blen);
+            if (worth_keeping(n, mode, within + take == blen, cstart + bstart + blen))
+                bcache_put(n->gen, c, b, target, blen);
             if (target != out)
                 memcpy(out, scratch + within, take);
         }
@@ -216,6 +241,29 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
  * chunks ahead still keeps the reader fed when it was not scheduled for a while. */
 #define RA_BYTES ((uint64_t)4 << 20)
 
+/* Whether a read at off continues the file's sequential reader (caller holds ra_lock):
+ * within a chunk and a bit of where the last read ended, as the kernel's read-ahead
+ * requests may arrive a little out of order. */
+static int continues_locked(b2fs_node *n, uint64_t off)
+{
+    uint64_t window = (uint64_t)n->chunksize + (1u << 20);
+    return off + window >= n->ra_next && off <= n->ra_next + window;
+}
+
+/* Reads this large that continue the sequential reader are the kernel's read-ahead for
+ * it; small reads near each other may be a program that comes back to the same blocks. */
+#define STREAM_MIN_READ ((size_t)64 << 10)
+
+static int is_streaming(b2fs_node *n, uint64_t off, size_t len)
+{
+    if (n->chunksize <= 0 || len < STREAM_MIN_READ)
+        return 0;
+    pthread_mutex_lock(&n->ra_lock);
+    int s = continues_locked(n, off);
+    pthread_mutex_unlock(&n->ra_lock);
+    return s;
+}
+
 static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
 {
     if (!n->frame || n->chunksize <= 0)
@@ -223,10 +271,8 @@ static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
     uint64_t cs = (uint64_t)n->chunksize;
     int64_t first = -1, last = -1;
     pthread_mutex_lock(&n->ra_lock);
-    uint64_t window = cs + (1u << 20);
-    int sequential = off + window >= n->ra_next && off <= n->ra_next + window;
-    if (end > n->ra_next)
-        n->ra_next = end;
+    int sequential = continues_locked(n, off);
+    n->ra_next = end;   /* not the furthest: a reader that starts over is sequential again */
     if (sequential) {
         int64_t c = (int64_t)((end - 1) / cs) + 1;
         int64_t ahead = (int64_t)((RA_BYTES + cs - 1) / cs);
@@ -261,6 +307,7 @@ ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off)
     if (len > n->size - off)
         len = (size_t)(n->size - off);
     uint64_t pos = off, end = off + len;
+    int streaming = is_streaming(n, off, len);
     while (pos < end) {
         int64_t c = chunk_of(n, pos);
         uint64_t cstart;
@@ -282,7 +329,8 @@ ssize_t node_read(b2fs_node *n, char *buf, size_t len, uint64_t off)
                 from_frame = take;
             if (from_frame) {
                 int r = node_read_chunk_part(n, c, (uint32_t)within, (uint32_t)from_frame,
-                                             (uint8_t *)out);
+                                             (uint8_t *)out,
+                                             streaming ? B2FS_READ_STREAM : B2FS_READ_KEEP);
                 if (r < 0)
                     return r;
             }
@@ -357,7 +405,7 @@ static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
         have = j->len;
     } else if (start < n->fnbytes) {
         have = n->fnbytes - start < cs ? n->fnbytes - start : cs;
-        int r = node_read_chunk_part(n, c, 0, (uint32_t)have, img);
+        int r = node_read_chunk_part(n, c, 0, (uint32_t)have, img, B2FS_READ_KEEP);
         if (r < 0) {
             img_put(img, cs);
             return r;

@@ -238,6 +238,25 @@ START_TEST(bcache_bound)
     bcache_put(9, 3, 0, src, 10);
     ck_assert(!bcache_get(9, 3, 0, 0, out, 10));
 
+    /* bcache_take: a copy short of the block's end keeps it, one to its end frees it,
+     * and the next block reuses its pages: a stream touches one block's worth */
+    bcache_init(cap);
+    tu_fill_random(src, 100000, 1001);
+    bcache_put(10, 0, 0, src, 100000);
+    ck_assert(bcache_take(10, 0, 0, 0, out, 50000));
+    ck_assert(bcache_get(10, 0, 0, 50000, out, 10));
+    ck_assert(bcache_take(10, 0, 0, 50000, out, 50000));
+    ck_assert(memcmp(out, src + 50000, 50000) == 0);
+    ck_assert(!bcache_get(10, 0, 0, 0, out, 1));
+    ck_assert_uint_eq(bcache_used(), 0);
+    for (int k = 1; k < 100; k++) {
+        bcache_put(10, k, 0, src, 100000);
+        ck_assert(bcache_take(10, k, 0, 0, out, 100000));
+    }
+    ck_assert_uint_eq(bcache_used(), 0);
+    ck_assert_uint_le(bcache_touched(), (100000 / 8192 + 1) * 8192);
+    bcache_shutdown();
+
     bcache_init(0); /* cache_size=0: nothing is kept */
     bcache_put(9, 4, 0, src, 10);
     ck_assert(!bcache_get(9, 4, 0, 0, out, 10));
