@@ -147,6 +147,8 @@ typedef struct b2fs_node {
     struct timespec mtime;  /* backing mtime when last seen */
     off_t bsize;            /* backing size when last seen */
     uint64_t ra_next;       /* offset a sequential reader asks for next */
+    uint64_t ra_claimed;    /* end of the streaming read started last: read-ahead keeps no
+                             * block before it (that reader is copying or has copied it) */
     int64_t ra_done;        /* last chunk queued for read-ahead */
     int64_t bad_logged;     /* last damaged chunk logged (one line per chunk) */
     b2fs_job *jobs;         /* chunks in flight (list changed under the write lock) */
@@ -247,7 +249,7 @@ enum { B2FS_READ_KEEP, B2FS_READ_STREAM, B2FS_READ_AHEAD };
 /* fills [off, off + len) of chunk c of the frame into dst through the block cache */
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,
                          int mode);
-/* Whether the file's sequential reader last read at or past content offset end. */
+/* Whether the file's streaming reader has started a read at or past content offset end. */
 int node_behind_reader(b2fs_node *n, uint64_t end);
 
 /* ---- block cache and read-ahead (bcache.c) ---- */

@@ -144,7 +144,7 @@ static void scratch_done(uint8_t *p, size_t len)
 int node_behind_reader(b2fs_node *n, uint64_t end)
 {
     pthread_mutex_lock(&n->ra_lock);
-    int behind = end <= n->ra_next;
+    int behind = end <= n->ra_claimed;
     pthread_mutex_unlock(&n->ra_lock);
     return behind;
 }
@@ -260,6 +260,8 @@ static int is_streaming(b2fs_node *n, uint64_t off, size_t len)
         return 0;
     pthread_mutex_lock(&n->ra_lock);
     int s = continues_locked(n, off);
+    if (s)
+        n->ra_claimed = off + len;
     pthread_mutex_unlock(&n->ra_lock);
     return s;
 }
