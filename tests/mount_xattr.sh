@@ -63,6 +63,9 @@ check "fixture vlmeta attrs" grep -q '"sensor": "t-17"' <(get vlmeta.attrs "$MNT
 check "other user.* kept" setfattr -n user.mine -v abc "$MNT/f"
 check "  ... readable in the mount" [ "$(getfattr --only-values -n user.mine "$MNT/f")" = abc ]
 check "  ... stored on the backing file" [ "$(getfattr --only-values -n user.mine "$BACK/f.b2frame")" = abc ]
+setfattr -n trusted.b2test -v x "$BACK/f.b2frame"
+out=$(getfattr -n trusted.b2test "$MNT/f" 2>&1)
+check "other namespaces of the backing file are not shown" refused $? "$out" "No such attribute"
 unmount_b2fs
 mount_b2fs || { fail "remount"; finish; exit 1; }
 check "vlmeta survives a remount" [ "$(get vlmeta.note "$MNT/f")" = "hello world" ]
