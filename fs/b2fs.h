@@ -177,6 +177,9 @@ void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name);
 void node_put(b2fs_node *n);
 /* Writes out dirty chunks and commits (caller holds the write lock). */
 int node_commit(b2fs_node *n, int durable);
+/* node_commit for a writer that goes on: the memory the commit frees is kept for
+ * the chunks it writes next. */
+int node_commit_while_writing(b2fs_node *n);
 /* Commits every node (at unmount). */
 void node_commit_all(void);
 /* Looks a node up by inode without opening it (NULL if not open). Takes a reference. */

@@ -741,7 +741,7 @@ ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, 
     /* all files together (the total holds this file's staged bytes too): many writers at
      * once share one bound, so the daemon stays within cache_size + dirty_size + a little */
     if (node_account(n) > b2fs_cfg.dirty_limit) {
-        r = node_commit(n, 0);
+        r = node_commit_while_writing(n);
         if (r < 0)
             return r;
     }

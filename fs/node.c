@@ -15,7 +15,7 @@
 
 #define NBUCKETS 1024
 #define MAX_IDLE 128
-#define TRIM_AFTER_COMMIT ((size_t)8 << 20) /* staged bytes that make a commit trim the heap */
+#define TRIM_AFTER_COMMIT ((size_t)8 << 20) /* committed bytes that make a commit trim the heap */
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static b2fs_node *buckets[NBUCKETS];
@@ -420,7 +420,10 @@ static void maybe_compact(b2fs_node *n)
         node_replace_with(n, b2f_compact_into, "compaction");
 }
 
-int node_commit(b2fs_node *n, int durable)
+/* Bytes committed since the heap was last trimmed. */
+static size_t untrimmed;
+
+static int commit(b2fs_node *n, int durable)
 {
     if (!n->frame || !n->writable)
         return 0;
@@ -461,14 +464,29 @@ int node_commit(b2fs_node *n, int durable)
     }
     fl.l_type = F_UNLCK;
     fcntl(n->fd, F_OFD_SETLK, &fl);
+    if (r == 0)
+        __atomic_add_fetch(&untrimmed, staged, __ATOMIC_RELAXED);
+    return r;
+}
+
+int node_commit(b2fs_node *n, int durable)
+{
+    int r = commit(n, durable);
 #ifdef __GLIBC__
-    /* The staged chunks just freed were allocated by several threads; glibc keeps
-     * such memory in its arenas (4 writers of 1 GiB left 180 MiB resident, idle) unless
-     * asked to give it back. */
-    if (r == 0 && staged >= TRIM_AFTER_COMMIT)
+    /* The staged chunks freed by this commit and the ones before it were allocated by
+     * several threads; glibc keeps such memory in its arenas (4 writers of 1 GiB left
+     * 180 MiB resident, idle) unless asked to give it back. */
+    if (__atomic_load_n(&untrimmed, __ATOMIC_RELAXED) >= TRIM_AFTER_COMMIT) {
+        __atomic_store_n(&untrimmed, 0, __ATOMIC_RELAXED);
         malloc_trim(0);
+    }
 #endif
     return r;
+}
+
+int node_commit_while_writing(b2fs_node *n)
+{
+    return commit(n, 0);
 }
 
 void node_put(b2fs_node *n)
