@@ -247,7 +247,8 @@ int node_flush_dirty(b2fs_node *n);
 off_t node_seek(b2fs_node *n, off_t off, int whence);
 /* What node_read_chunk_part leaves in the block cache: every block it decoded (KEEP);
  * for a sequential reader that will not come back, none that it read to their end
- * (STREAM); for read-ahead, none that the sequential reader already went past (AHEAD). */
+ * (STREAM); for read-ahead, none that the sequential reader already went past (AHEAD).
+ * A NULL dst only fills the cache. */
 enum { B2FS_READ_KEEP, B2FS_READ_STREAM, B2FS_READ_AHEAD };
 /* fills [off, off + len) of chunk c of the frame into dst through the block cache */
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,

@@ -260,11 +260,8 @@ static void run_readahead(b2fs_task *t)
         uint64_t start = (uint64_t)ra->chunk * cs;
         uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
         /* the reader may have caught up and decoded it itself */
-        uint8_t *tmp = node_behind_reader(n, start + len) ? NULL : malloc(len);
-        /* node_read_chunk_part decodes through the cache and leaves the blocks there */
-        if (tmp)
-            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, tmp, B2FS_READ_AHEAD);
-        free(tmp);
+        if (!node_behind_reader(n, start + len))
+            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, NULL, B2FS_READ_AHEAD);
     }
     pthread_rwlock_unlock(&n->lock);
 out:

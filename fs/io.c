@@ -171,7 +171,8 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
     if (sp < 0)
         return damaged(n, c, sp);
     if (sp == B2_SPECIAL_ZERO || sp == B2_SPECIAL_UNINIT) {
-        memset(dst, 0, len);
+        if (dst)
+            memset(dst, 0, len);
         return 0;
     }
     const b2_chunk_layout *lay;
@@ -186,7 +187,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         return -ENOMEM;
     if (sp != B2_SPECIAL_NONE || lay->info.nblocks == 0) {
         /* special values and stored (memcpyed) chunks: one "block", the whole chunk */
-        if (lookup(n->gen, c, 0, off, dst, len))
+        if (lookup(n->gen, c, 0, off, dst, dst ? len : 0))
             return 0;
         uint8_t *tmp = malloc((size_t)nbytes);
         if (!tmp)
@@ -196,7 +197,8 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
             free(tmp);
             return damaged(n, c, r);
         }
-        memcpy(dst, tmp + off, len);
+        if (dst)
+            memcpy(dst, tmp + off, len);
         if (worth_keeping(n, mode, off + len == (uint32_t)nbytes, cstart + (uint64_t)nbytes))
             bcache_put(n->gen, c, 0, tmp, (size_t)nbytes);
         free(tmp);
@@ -213,10 +215,10 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         uint32_t blen = (uint32_t)(nbytes - (int32_t)bstart < bs ? nbytes - (int32_t)bstart : bs);
         uint32_t within = pos - bstart;
         uint32_t take = blen - within < end - pos ? blen - within : end - pos;
-        uint8_t *out = dst + (pos - off);
-        if (!lookup(n->gen, c, b, within, out, take)) {
+        uint8_t *out = dst ? dst + (pos - off) : NULL;
+        if (!lookup(n->gen, c, b, within, out, dst ? take : 0)) {
             uint8_t *target = out;
-            if (within || take != blen) {
+            if (!dst || within || take != blen) {
                 if (!scratch && !(scratch = scratch_get((size_t)bs)))
                     return -ENOMEM;
                 target = scratch;
@@ -228,7 +230,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
             }
             if (worth_keeping(n, mode, within + take == blen, cstart + bstart + blen))
                 bcache_put(n->gen, c, b, target, blen);
-            if (target != out)
+            if (dst && target != out)
                 memcpy(out, scratch + within, take);
         }
         pos += take;

@@ -1,5 +1,6 @@
 /* Unit tests of fs/ that need no mount: option values, the name mapping (suffixes,
- * shadowing, temporary names, symlinks never followed) and the block cache's bound. */
+ * shadowing, temporary names, symlinks never followed), the block cache's bound and
+ * read-ahead into it. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -266,6 +267,67 @@ START_TEST(bcache_bound)
 }
 END_TEST
 
+/* Read-ahead (a NULL destination) decodes a chunk's blocks into the cache only, where a
+ * reader then finds them; a zero chunk needs nothing. */
+START_TEST(readahead_fills_cache)
+{
+    strcpy(tmpl, "/tmp/b2fs-test-fs.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.b2frame", tmpl);
+    const size_t cs = 256 << 10;
+    uint8_t *data = malloc(cs), *out = malloc(cs), *zeros = calloc(1, cs);
+    ck_assert(data && out && zeros);
+    tu_fill_float_series(data, cs, 7);
+    b2f_params p;
+    b2f_params_default(&p);
+    p.cp.typesize = 4;
+    p.chunksize = (int32_t)cs;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+    ck_assert_int_ge(fd, 0);
+    b2_frame *f;
+    char err[200];
+    ck_assert_int_eq(b2f_create(&f, fd, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 0, data, cs), 0);
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, zeros, cs), 0);
+    ck_assert_int_eq(b2f_commit(f, 0, err, sizeof err), 0);
+    b2f_close(f);
+    close(fd);
+
+    b2fs_cfg.backing = tmpl;
+    b2fs_cfg.rootfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(b2fs_cfg.rootfd, 0);
+    bcache_init(4 << 20);
+    b2fs_loc loc;
+    ck_assert_int_eq(loc_resolve("/r", &loc), 0);
+    b2fs_node *n;
+    ck_assert_int_eq(node_get("/r", &loc, &n), 0);
+    const b2_chunk_layout *lay;
+    ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
+    int32_t bs = lay->info.blocksize, nblocks = lay->info.nblocks;
+    ck_assert_int_gt(nblocks, 1);
+    ck_assert(!bcache_get(n->gen, 0, 0, 0, out, 1));
+
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    for (int32_t b = 0; b < nblocks; b++) {
+        size_t len = cs - (size_t)b * bs < (size_t)bs ? cs - (size_t)b * bs : (size_t)bs;
+        ck_assert_msg(bcache_get(n->gen, 0, b, 0, out, len), "block %d not in the cache", b);
+        ck_assert(memcmp(out, data + (size_t)b * bs, len) == 0);
+    }
+    ck_assert_int_eq(node_read_chunk_part(n, 1, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 1000, 5000, out, B2FS_READ_KEEP), 0);
+    ck_assert(memcmp(out, data + 1000, 5000) == 0);
+
+    node_put(n);
+    loc_done(&loc);
+    bcache_shutdown();
+    remove_tree();
+    free(data);
+    free(out);
+    free(zeros);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fs");
@@ -275,6 +337,7 @@ int main(void)
     tcase_add_test(tc, names);
     tcase_add_test(tc, mapping);
     tcase_add_test(tc, bcache_bound);
+    tcase_add_test(tc, readahead_fills_cache);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
