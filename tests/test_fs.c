@@ -268,7 +268,8 @@ START_TEST(bcache_bound)
 END_TEST
 
 /* Read-ahead (a NULL destination) decodes a chunk's blocks into the cache only, where a
- * reader then finds them; a zero chunk needs nothing. */
+ * reader then finds them, except those a streaming reader has already asked for; a zero
+ * chunk needs nothing. */
 START_TEST(readahead_fills_cache)
 {
     strcpy(tmpl, "/tmp/b2fs-test-fs.XXXXXX");
@@ -282,6 +283,7 @@ START_TEST(readahead_fills_cache)
     b2f_params p;
     b2f_params_default(&p);
     p.cp.typesize = 4;
+    p.cp.blocksize = 32 << 10;
     p.chunksize = (int32_t)cs;
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
     ck_assert_int_ge(fd, 0);
@@ -305,9 +307,17 @@ START_TEST(readahead_fills_cache)
     const b2_chunk_layout *lay;
     ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
     int32_t bs = lay->info.blocksize, nblocks = lay->info.nblocks;
-    ck_assert_int_gt(nblocks, 1);
+    ck_assert_int_eq(bs, 32 << 10);
+    ck_assert_int_eq(nblocks, 8);
     ck_assert(!bcache_get(n->gen, 0, 0, 0, out, 1));
 
+    /* blocks a streaming reader has already asked for are left to it */
+    n->ra_claimed = 2 * (uint64_t)bs;
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert(!bcache_get(n->gen, 0, 0, 0, out, 1));
+    ck_assert(!bcache_get(n->gen, 0, 1, 0, out, 1));
+    ck_assert(bcache_get(n->gen, 0, 2, 0, out, 1));
+    n->ra_claimed = 0;
     ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
     for (int32_t b = 0; b < nblocks; b++) {
         size_t len = cs - (size_t)b * bs < (size_t)bs ? cs - (size_t)b * bs : (size_t)bs;
