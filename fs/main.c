@@ -21,8 +21,8 @@ int main(int argc, char *argv[])
      * second while files are written, on FUSE's threads and the workers. By default
      * glibc maps each afresh or trims its heap at once, and every page is faulted in and
      * zeroed again; with its 8 arenas a core, each keeps its own free memory. A single
-     * `cp` of 512 MiB took 79,000 page faults (16,000 here), and 4 at once twice the CPU
-     * time. A commit after a writer is done still gives the memory back (node_commit). */
+     * `cp` of 512 MiB took 80,000 page faults (17,000 this way), and 4 at once a third
+     * more CPU time. A commit after a writer is done gives the memory back (node_commit). */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     mallopt(M_ARENA_MAX, ncpu < 2 ? 2 : ncpu > 8 ? 8 : (int)ncpu);
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
