@@ -253,7 +253,8 @@ enum { B2FS_READ_KEEP, B2FS_READ_STREAM, B2FS_READ_AHEAD };
 /* fills [off, off + len) of chunk c of the frame into dst through the block cache */
 int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,
                          int mode);
-/* Whether the file's streaming reader has started a read at or past content offset end. */
+/* Whether the streaming read started last reaches content offset end (its reader copies,
+ * or has copied, everything before end itself). */
 int node_behind_reader(b2fs_node *n, uint64_t end);
 
 /* ---- block cache and read-ahead (bcache.c) ---- */

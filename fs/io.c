@@ -218,9 +218,9 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         uint8_t *out = dst ? dst + (pos - off) : NULL;
         /* read-ahead leaves a block the reader has already asked for to the reader: the
          * two would otherwise decode the rest of the chunk side by side, each block twice */
-        int readers = !dst && mode == B2FS_READ_AHEAD &&
-                      node_behind_reader(n, cstart + bstart + blen);
-        if (!readers && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
+        int reader_has_it = !dst && mode == B2FS_READ_AHEAD &&
+                            node_behind_reader(n, cstart + bstart + blen);
+        if (!reader_has_it && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
             uint8_t *target = out;
             if (!dst || within || take != blen) {
                 if (!scratch && !(scratch = scratch_get((size_t)bs)))
