@@ -10,9 +10,8 @@
 
 #include "frame/frame_int.h"
 
-/* The header image for the frame's current state with these sizes. */
-static int header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
-                        b2f_hdr *h)
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
+                     b2f_hdr *h)
 {
     *h = f->h;
     b2f_cparams_to_hdr(&f->wp, h);
@@ -77,8 +76,7 @@ static void settle(b2_frame *f, const int64_t *offs, const b2f_hdr *h, const uin
 {
     for (int64_t i = 0; i < f->nchunks; i++) {
         if (f->chunks[i].data) {
-            free(f->chunks[i].data);
-            f->chunks[i].data = NULL;
+            b2f_chunk_drop_data(&f->chunks[i]);
             b2f_lay_drop(f, i);   /* its cached layout points at the freed copy */
         }
         f->chunks[i].off = offs[i];
@@ -148,8 +146,8 @@ static int commit_regular(b2_frame *f, int durable, char *err, size_t errlen)
                       b2f_strerror(rc));
     else if ((rc = write_tail(f, f->fd, offs, pos, &t)) < 0)
         rc = b2f_fail(err, errlen, rc, "cannot write the index and trailer: %s", b2f_strerror(rc));
-    else if ((rc = header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img,
-                                &h)) == 0)
+    else if ((rc = b2f_header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len,
+                                    &img, &h)) == 0)
         rc = write_header(f, durable, offs, &h, img, &t, err, errlen);
     free(img);
     free(offs);
@@ -249,7 +247,7 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
         rc = b2f_fail(err, errlen, rc, "cannot write the trailer: %s", b2f_strerror(rc));
     tail_pos t = {hl, hl, hl + tl};
     b2f_hdr h;
-    if (rc == 0 && (rc = header_image(f, (int64_t)t.end, 0, &img, &h)) == 0)
+    if (rc == 0 && (rc = b2f_header_image(f, (int64_t)t.end, 0, &img, &h)) == 0)
         rc = write_header(f, durable, NULL, &h, img, &t, err, errlen);
     free(img);
     free(tr);
@@ -264,6 +262,11 @@ int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
         return 0;
     return f->nbytes > 0 ? commit_regular(f, durable, err, errlen)
                          : commit_empty(f, durable, err, errlen);
+}
+
+int b2f_is_dirty(const b2_frame *f)
+{
+    return f->dirty;
 }
 
 int b2f_commit_is_atomic(b2_frame *f)
@@ -304,7 +307,8 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     if (rc == 0)
         rc = write_tail(f, out_fd, offs, pos, &t);
     if (rc == 0)
-        rc = header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img, &h);
+        rc = b2f_header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img,
+                              &h);
     if (rc == 0)
         rc = b2f_io_pwrite(&f->io, out_fd, img, (size_t)h.header_len, 0);
     free(img);

@@ -90,7 +90,8 @@ typedef struct b2f_chunk {
     int32_t cbytes;         /* stored bytes (0 for specials kept in the index) */
     int32_t nbytes;
     uint8_t special;        /* enum b2_special, from the index or the chunk header */
-    uint8_t *data;          /* staged chunk (owned), or NULL */
+    uint8_t pinned;         /* data belongs to a commit being written (pending.c) */
+    uint8_t *data;          /* staged chunk (owned unless pinned), or NULL */
 } b2f_chunk;
 
 /* A cached chunk layout, and for specials kept in the index, the chunk made for it.
@@ -130,6 +131,7 @@ struct b2_frame {
     uint64_t *starts;       /* variable only: content offset of chunk i (nchunks + 1) */
     int64_t nbytes;
     int dirty;              /* staged changes not committed */
+    uint64_t changes;       /* counts staged changes (b2f_mark_dirty) */
     int meta_dirty;         /* metalayer values changed: the whole header is rewritten */
     int vlmeta_dirty;       /* vlmetalayers changed: the trailer is rewritten */
 
@@ -141,6 +143,27 @@ struct b2_frame {
     b2f_lay **lays;
     int lay_slots;
 };
+
+/* A staged change: the frame needs a commit. */
+static inline void b2f_mark_dirty(b2_frame *f)
+{
+    f->dirty = 1;
+    f->changes++;
+}
+
+/* Lets go of a chunk's staged data: freed, unless a pending commit still writes it
+ * (that commit frees it when it ends). */
+static inline void b2f_chunk_drop_data(b2f_chunk *c)
+{
+    if (!c->pinned)
+        free(c->data);
+    c->data = NULL;
+    c->pinned = 0;
+}
+
+/* commit.c: the header image for the frame's current state with these sizes. */
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
+                     b2f_hdr *h);
 
 /* err helpers: write a reason and return code. */
 int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)

@@ -17,6 +17,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/write.c \
 	frame/encode.c \
 	frame/commit.c \
+	frame/pending.c \
 	frame/rechunk.c \
 	frame/meta.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

@@ -50,7 +50,8 @@ int b2f_meta_update(b2_frame *f, const char *name, const void *val, size_t len)
     if (len != f->meta[i].len)
         return B2F_ERANGE;
     memcpy(f->hdr + f->meta[i].off + 5, val, len);
-    f->dirty = f->meta_dirty = 1;
+    f->meta_dirty = 1;
+    b2f_mark_dirty(f);
     return 0;
 }
 
@@ -126,7 +127,8 @@ int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
     free(f->vlmeta[i].data);
     f->vlmeta[i].data = enc;
     f->vlmeta[i].len = cb;
-    f->dirty = f->vlmeta_dirty = 1;
+    f->vlmeta_dirty = 1;
+    b2f_mark_dirty(f);
     return 0;
 }
 
@@ -140,7 +142,8 @@ int b2f_vlmeta_delete(b2_frame *f, const char *name)
     free(f->vlmeta[i].data);
     memmove(f->vlmeta + i, f->vlmeta + i + 1, (size_t)(f->nvlmeta - i - 1) * sizeof *f->vlmeta);
     f->nvlmeta--;
-    f->dirty = f->vlmeta_dirty = 1;
+    f->vlmeta_dirty = 1;
+    b2f_mark_dirty(f);
     return 0;
 }
 

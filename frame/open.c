@@ -38,7 +38,7 @@ void b2f_release(b2_frame *f)
 {
     b2f_lays_free(f);
     for (int64_t i = 0; i < f->nchunks; i++)
-        free(f->chunks[i].data);
+        b2f_chunk_drop_data(&f->chunks[i]);
     free(f->chunks);
     f->chunks = NULL;
     free(f->starts);

@@ -71,7 +71,7 @@ static void set_entry(b2_frame *f, int64_t n, uint8_t *chunk, const b2_chunk_inf
         c->data = chunk;
         c->cbytes = ci->cbytes;
     }
-    f->dirty = 1;
+    b2f_mark_dirty(f);
 }
 
 static int parse_owned(const uint8_t *chunk, int32_t cbytes, b2_chunk_info *ci)
@@ -103,7 +103,7 @@ static int put_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes, i
         f->nchunks++;
     } else {
         f->nbytes -= f->chunks[n].nbytes;
-        free(f->chunks[n].data);
+        b2f_chunk_drop_data(&f->chunks[n]);
     }
     set_entry(f, n, chunk, &ci);
     f->nbytes += ci.nbytes;
@@ -176,11 +176,11 @@ int b2f_delete_chunk(b2_frame *f, int64_t n)
     if (n < 0 || n >= f->nchunks)
         return B2F_ERANGE;
     f->nbytes -= f->chunks[n].nbytes;
-    free(f->chunks[n].data);
+    b2f_chunk_drop_data(&f->chunks[n]);
     b2f_lays_drop(f, n);
     memmove(f->chunks + n, f->chunks + n + 1, (size_t)(f->nchunks - n - 1) * sizeof *f->chunks);
     f->nchunks--;
-    f->dirty = 1;
+    b2f_mark_dirty(f);
     b2f_rebuild_starts(f);
     return 0;
 }
@@ -204,7 +204,7 @@ static int rewrite_prefix(b2_frame *f, b2_cctx *cctx, int64_t n, int32_t keep, i
             rc = parse_owned(chunk, cb, &ci);
             if (rc == 0) {
                 f->nbytes += ci.nbytes - f->chunks[n].nbytes;
-                free(f->chunks[n].data);
+                b2f_chunk_drop_data(&f->chunks[n]);
                 set_entry(f, n, chunk, &ci);
                 b2f_rebuild_starts(f);
             } else {
@@ -278,7 +278,7 @@ int b2f_set_params(b2_frame *f, const b2f_params *p)
     f->wp = *p;
     if (f->nchunks > 0 && f->variable)
         f->wp.chunksize = keep;
-    f->dirty = 1;
+    b2f_mark_dirty(f);
     return 0;
 }
 

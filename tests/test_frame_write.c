@@ -671,6 +671,183 @@ START_TEST(crash_consistency)
 }
 END_TEST
 
+/* ---- commits written by another thread (b2f_pending_*) ---- */
+
+static model model_dup(const model *m)
+{
+    model c = {malloc(m->len + 1), m->len};
+    if (m->len)
+        memcpy(c.data, m->data, m->len);
+    return c;
+}
+
+/* The open frame reads exactly m. */
+static void check_frame(b2_frame *f, const model *m, const char *what)
+{
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_msg(st.nbytes == (int64_t)m->len, "%s: nbytes %lld, want %zu", what,
+                  (long long)st.nbytes, m->len);
+    uint8_t *buf = malloc(m->len + 1);
+    b2_dctx *ctx = b2_dctx_new();
+    ck_assert_msg(b2f_pread(f, ctx, buf, m->len, 0) == (ssize_t)m->len, "%s: pread", what);
+    ck_assert_msg(memcmp(buf, m->data, m->len) == 0, "%s: contents differ", what);
+    free(buf);
+    b2_dctx_free(ctx);
+}
+
+static void update(b2_frame *f, model *m, int64_t n, const uint8_t *c, size_t len)
+{
+    ck_assert_int_eq(b2f_update_chunk(f, NULL, n, c, len), 0);
+    model_set(m, (size_t)n * 8192, c, len);
+}
+
+typedef struct pending_arg {
+    b2f_pending *p;
+    int rc;
+    char err[256];
+} pending_arg;
+
+static void *pending_writer(void *v)
+{
+    pending_arg *a = v;
+    a->rc = b2f_pending_write(a->p, a->err, sizeof a->err);
+    return NULL;
+}
+
+/* The edits made while a pending commit is written: chunk 1 again (its staged copy is
+ * the pending commit's), committed chunk 0, an append, and the two chunks appended
+ * before begin dropped (one staged copy pinned) and one put back. */
+static void edit_while_pending(b2_frame *f, model *m, const uint8_t *src)
+{
+    uint8_t c[8192];
+    tu_fill_text(c, sizeof c, 23);
+    update(f, m, 1, c, sizeof c);
+    tu_fill_random(c, sizeof c, 24);
+    update(f, m, 0, c, sizeof c);
+    append(f, m, src + 8192 * 6, 8192);
+    ck_assert_int_eq(b2f_resize(f, NULL, 8192 * 4), 0);
+    m->len = 8192 * 4;
+    append(f, m, src + 8192 * 7, 5000);
+}
+
+START_TEST(pending_commit)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_LZ4, "shuffle", 4, 8192);
+    model m0 = {0};
+    uint8_t *src = malloc(8192 * 8);
+    tu_fill_float_series(src, 8192 * 8, 21);
+    append(f, &m0, src, 8192 * 4);
+    commit(f);
+    /* staged at begin: chunk 1 replaced, two chunks appended */
+    model m1 = model_dup(&m0);
+    uint8_t c[8192];
+    tu_fill_random(c, sizeof c, 22);
+    update(f, &m1, 1, c, sizeof c);
+    append(f, &m1, src + 8192 * 4, 8192 * 2);
+    pending_arg a = {NULL, 0, ""};
+    ck_assert_int_eq(b2f_pending_begin(f, &a.p), 0);
+    ck_assert(a.p != NULL);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, pending_writer, &a), 0);
+    model m2 = model_dup(&m1);
+    edit_while_pending(f, &m2, src);
+    check_frame(f, &m2, "while the pending commit is written");
+    pthread_join(t, NULL);
+    ck_assert_msg(a.rc == 0, "pending write: %s (%s)", b2f_strerror(a.rc), a.err);
+    b2f_pending_end(f, a.p, a.rc);
+    check_file(fd, &m1, "after the pending commit");
+    check_frame(f, &m2, "the frame after the pending commit");
+    ck_assert_int_eq(b2f_is_dirty(f), 1);
+    commit(f);
+    check_file(fd, &m2, "after the next commit");
+
+    /* nothing changed since begin: nothing left to commit */
+    tu_fill_random(c, sizeof c, 25);
+    update(f, &m2, 2, c, sizeof c);
+    ck_assert_int_eq(b2f_pending_begin(f, &a.p), 0);
+    ck_assert(a.p != NULL);
+    pending_writer(&a);
+    ck_assert_int_eq(a.rc, 0);
+    b2f_pending_end(f, a.p, a.rc);
+    ck_assert_int_eq(b2f_is_dirty(f), 0);
+    check_file(fd, &m2, "a pending commit with no changes after it");
+    /* nothing staged, or a change a plain commit has to make: no pending commit */
+    ck_assert_int_eq(b2f_pending_begin(f, &a.p), 0);
+    ck_assert(a.p == NULL);
+    ck_assert_int_eq(b2f_vlmeta_set(f, "note", "x", 1), 0);
+    ck_assert_int_eq(b2f_pending_begin(f, &a.p), 0);
+    ck_assert(a.p == NULL);
+    commit(f);
+    b2f_close(f);
+    close(fd);
+    free(src);
+    free(m0.data);
+    free(m1.data);
+    free(m2.data);
+}
+END_TEST
+
+/* A pending commit stopped at each of its writes (whole or torn) leaves the old frame
+ * on disk and everything staged: a plain commit afterwards writes it all. */
+START_TEST(pending_crash)
+{
+    int base = tmpfd();
+    b2_frame *f = new_frame(base, B2_ZSTD, "shuffle", 4, 8192);
+    model m0 = {0};
+    uint8_t *src = malloc(8192 * 8);
+    tu_fill_float_series(src, 8192 * 8, 31);
+    append(f, &m0, src, 8192 * 4);
+    commit(f);
+    b2f_close(f);
+    for (torn = 0; torn <= 1; torn++) {
+        int went_through = 0;
+        for (int k = 0; k < 50 && !went_through; k++) {
+            int fd = tmpfd();
+            copy_fd(base, fd);
+            ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, &crash_io, NULL, 0), 0);
+            model m1 = model_dup(&m0);
+            uint8_t c[8192];
+            tu_fill_random(c, sizeof c, 32);
+            update(f, &m1, 2, c, sizeof c);
+            append(f, &m1, src + 8192 * 4, 8192 * 2);
+            pending_arg a = {NULL, 0, ""};
+            ck_assert_int_eq(b2f_pending_begin(f, &a.p), 0);
+            model m2 = model_dup(&m1);
+            edit_while_pending(f, &m2, src);
+            fail_at = k;
+            nops = 0;
+            pending_writer(&a);
+            fail_at = -1;
+            b2f_pending_end(f, a.p, a.rc);
+            if (a.rc < 0) {
+                ck_assert_msg(a.err[0] != 0, "stopped at write %d: no reason given", k);
+                ck_assert_msg(same_contents(fd, &m0, NULL) == 1,
+                              "stopped at write %d: the file is not the old frame", k);
+            } else {
+                went_through = 1;
+                ck_assert_msg(same_contents(fd, &m1, NULL) == 1, "the pending commit went "
+                              "through at write %d but the file does not hold it", k);
+            }
+            check_frame(f, &m2, "after a stopped pending commit");
+            commit(f);
+            ck_assert_msg(same_contents(fd, &m2, NULL) == 1, "stopped at write %d: the next "
+                          "commit does not hold everything", k);
+            b2f_close(f);
+            close(fd);
+            free(m1.data);
+            free(m2.data);
+        }
+        ck_assert_msg(went_through, "the pending commit never went through");
+    }
+    torn = 0;
+    close(base);
+    free(src);
+    free(m0.data);
+}
+END_TEST
+
 /* ---- concurrent readers ---- */
 
 typedef struct reader_arg {
@@ -1049,6 +1226,8 @@ static Suite *write_suite(void)
     tcase_add_test(tc, params);
     tcase_add_test(tc, variable_chunks);
     tcase_add_test(tc, crash_consistency);
+    tcase_add_test(tc, pending_commit);
+    tcase_add_test(tc, pending_crash);
     tcase_add_test(tc, concurrent_readers);
     tcase_add_test(tc, refresh_sees_other_writer);
     tcase_add_test(tc, open_during_commit);

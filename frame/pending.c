@@ -1,0 +1,187 @@
+/* frame/: a commit written while the frame goes on changing (b2f_pending_*).
+ *
+ * b2f_pending_begin lays out what b2f_commit would write for the staged state at that
+ * moment: the staged chunks after the end of the committed frame, the index, the
+ * trailer and the header, all bytes and positions fixed there. b2f_pending_write then
+ * needs nothing of the frame, so another thread can write it while the owner stages
+ * more changes. The staged chunks it writes stay in the frame, pinned: reads still find
+ * them in memory, and a change that replaces one leaves its buffer to the pending
+ * commit. b2f_pending_end makes the chunks it wrote committed ones (those not replaced
+ * meanwhile) and the header it wrote the committed header. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "frame/frame_int.h"
+
+typedef struct pending_chunk {
+    uint8_t *data;
+    int32_t cbytes;
+    int64_t off;            /* index entry: relative to the header start */
+    int settled;            /* the frame still had it at the end: kept or freed there */
+} pending_chunk;
+
+struct b2f_pending {
+    int fd;
+    b2f_io io;
+    uint64_t changes;       /* the frame's count when this was laid out */
+    int64_t header_len;
+    pending_chunk *put;     /* staged chunks, sorted by data address (for _end) */
+    int64_t nput;
+    uint8_t *index, *trailer, *img;
+    int32_t index_len;
+    size_t trailer_len;
+    uint64_t index_off, trailer_off, end;
+    b2f_hdr h;
+};
+
+static void pending_free(b2f_pending *p)
+{
+    if (!p)
+        return;
+    free(p->put);
+    free(p->index);
+    free(p->trailer);
+    free(p->img);
+    free(p);
+}
+
+static int cmp_data(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const pending_chunk *)a)->data;
+    uintptr_t y = (uintptr_t)((const pending_chunk *)b)->data;
+    return x < y ? -1 : x > y;
+}
+
+int b2f_pending_begin(b2_frame *f, b2f_pending **out)
+{
+    *out = NULL;
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    /* what a plain commit does differently: header metalayers rewritten whole, a new
+     * trailer, an empty frame (whose trailer C-Blosc2 reads right after the header) */
+    if (!f->dirty || f->nbytes == 0 || f->meta_dirty || f->vlmeta_dirty)
+        return 0;
+    b2f_pending *p = calloc(1, sizeof *p);
+    int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
+    int64_t nput = 0;
+    for (int64_t i = 0; i < f->nchunks; i++)
+        nput += f->chunks[i].data != NULL;
+    if (p)
+        p->put = malloc((size_t)(nput + 1) * sizeof *p->put);
+    if (!p || !offs || !p->put) {
+        pending_free(p);
+        free(offs);
+        return B2E_NOMEM;
+    }
+    p->fd = f->fd;
+    p->io = f->io;
+    p->changes = f->changes;
+    p->header_len = f->h.header_len;
+    uint64_t pos = (uint64_t)f->h.frame_len;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        offs[i] = c->off;
+        if (!c->data)
+            continue;
+        offs[i] = (int64_t)pos - p->header_len;
+        p->put[p->nput++] = (pending_chunk){c->data, c->cbytes, offs[i], 0};
+        pos += (uint64_t)c->cbytes;
+    }
+    p->index_off = pos;
+    int rc = b2f_index_encode(offs, f->nchunks, &p->index, &p->index_len);
+    free(offs);
+    if (rc == 0) {
+        p->trailer_off = p->index_off + (uint64_t)p->index_len;
+        rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &p->trailer, &p->trailer_len);
+    }
+    if (rc == 0) {
+        p->end = p->trailer_off + p->trailer_len;
+        rc = b2f_header_image(f, (int64_t)p->end, (int64_t)p->index_off - p->header_len, &p->img,
+                              &p->h);
+    }
+    if (rc < 0) {
+        pending_free(p);
+        return rc;
+    }
+    for (int64_t i = 0; i < f->nchunks; i++)
+        if (f->chunks[i].data)
+            f->chunks[i].pinned = 1;
+    qsort(p->put, (size_t)p->nput, sizeof *p->put, cmp_data);
+    *out = p;
+    return 0;
+}
+
+/* Whatever lies past the new end: from commits that failed before their header. */
+static void cut_tail(const b2f_pending *p)
+{
+    struct stat st;
+    if (fstat(p->fd, &st) == 0 && st.st_size > (off_t)p->end)
+        p->io.ftruncate(p->fd, (off_t)p->end);
+}
+
+int b2f_pending_write(b2f_pending *p, char *err, size_t errlen)
+{
+    int rc = 0;
+    const char *what = "chunks";
+    for (int64_t i = 0; i < p->nput && rc == 0; i++)
+        rc = b2f_io_pwrite(&p->io, p->fd, p->put[i].data, (size_t)p->put[i].cbytes,
+                           (uint64_t)(p->header_len + p->put[i].off));
+    if (rc == 0) {
+        what = "the index and trailer";
+        rc = b2f_io_pwrite(&p->io, p->fd, p->index, (size_t)p->index_len, p->index_off);
+    }
+    if (rc == 0)
+        rc = b2f_io_pwrite(&p->io, p->fd, p->trailer, p->trailer_len, p->trailer_off);
+    /* every field that changes lies in the first sector (no metalayer changed) */
+    if (rc == 0) {
+        what = "the header";
+        rc = b2f_io_pwrite(&p->io, p->fd, p->img, B2F_HEADER_MINLEN, 0);
+    }
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot write %s: %s", what, b2f_strerror(rc));
+    /* the new frame is in place whatever happens here: bytes this leaves past its end
+     * are dead, and the next commit cuts them */
+    cut_tail(p);
+    return 0;
+}
+
+static pending_chunk *find(b2f_pending *p, const uint8_t *data)
+{
+    pending_chunk key = {(uint8_t *)data, 0, 0, 0};
+    return bsearch(&key, p->put, (size_t)p->nput, sizeof *p->put, cmp_data);
+}
+
+void b2f_pending_end(b2_frame *f, b2f_pending *p, int rc)
+{
+    if (!p)
+        return;
+    int committed = rc == 0;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        b2f_chunk *c = &f->chunks[i];
+        if (!c->pinned)
+            continue;
+        pending_chunk *pc = find(p, c->data);
+        c->pinned = 0;
+        if (!pc)
+            continue;   /* cannot be: only this commit pins */
+        if (committed) {
+            b2f_lay_drop(f, i);   /* its cached layout points at the staged copy */
+            free(c->data);
+            c->data = NULL;
+            c->off = pc->off;
+        }
+        pc->settled = 1;
+    }
+    /* the buffers of chunks replaced or dropped since begin */
+    for (int64_t i = 0; i < p->nput; i++)
+        if (!p->put[i].settled)
+            free(p->put[i].data);
+    if (committed) {
+        f->h = p->h;
+        memcpy(f->hdr, p->img, (size_t)p->header_len);
+        f->trailer_len = (uint32_t)p->trailer_len;
+        f->file_size = (int64_t)p->end;
+        f->dirty = f->changes != p->changes;
+    }
+    pending_free(p);
+}
