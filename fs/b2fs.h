@@ -2,9 +2,11 @@
  *
  * Pieces: options.c (command line), log.c (stderr or syslog), paths.c (mount name ->
  * backing name, all access relative to one directory fd), node.c (table of open frames,
- * dirty chunks, commit, compaction), bcache.c (decoded block cache, read-ahead), wpool.c
- * (worker threads), io.c (read, write, truncate, lseek on a node; chunk compression jobs),
- * xattr.c (user.blosc2.*), ops.c (the FUSE callbacks), main.c. */
+ * dirty chunks, commit, compaction), commit_behind.c (commits a writer does not wait
+ * for), share.c (several mounts of one backing directory), rechunk.c, bcache.c (decoded
+ * block cache, read-ahead), wpool.c (worker threads), io.c (read, write, truncate, lseek on
+ * a node; chunk compression jobs), xattr.c (user.blosc2.*), ops.c (the FUSE callbacks),
+ * main.c. */
 #ifndef B2FS_FS_H
 #define B2FS_FS_H
 
@@ -158,6 +160,8 @@ typedef struct b2fs_node {
     size_t accounted;       /* this node's share of the uncommitted-bytes total */
     int64_t *touched;       /* chunks changed since the last commit (share.c) */
     int ntouched, cap_touched;
+    int touched_mark;       /* entries before it go with the commit in progress behind */
+    struct b2fs_behind *behind; /* a commit being written behind the writer, or NULL */
     int resized;            /* the size changed since the last commit */
     int meta_changed;       /* vlmetalayers changed since the last commit */
     struct timespec checked; /* last time a reader looked for other mounts' commits */
@@ -182,6 +186,22 @@ int node_commit(b2fs_node *n, int durable);
 int node_commit_while_writing(b2fs_node *n);
 /* Commits every node (at unmount). */
 void node_commit_all(void);
+/* Adds bytes a commit has written to what the next node_commit may give back to the
+ * system. */
+void node_note_committed(size_t bytes);
+
+/* ---- commits a writer does not wait for (commit_behind.c); write lock held ---- */
+
+typedef struct b2fs_behind b2fs_behind;
+/* Starts committing what the node has staged, written by a thread of its own, while
+ * the writer goes on. 0 started; 1 not now (one is still running, nothing staged, a
+ * chunk below the frame's end still being compressed, or a change that needs a plain
+ * commit); or -errno. */
+int node_commit_behind(b2fs_node *n);
+/* Takes the result of the commit behind, if any: waits for it (wait), or only when it
+ * is done. 0, or the -errno of a commit that failed (logged; what it had to write
+ * stays staged for the next commit). */
+int node_commit_behind_end(b2fs_node *n, int wait);
 /* Looks a node up by inode without opening it (NULL if not open). Takes a reference. */
 b2fs_node *node_find(dev_t dev, ino_t ino);
 /* Stat of a node: backing attributes, contents size. Caller holds a lock. */

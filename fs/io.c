@@ -711,7 +711,8 @@ ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, 
         return 0;
     if (off + len < off || off + len > ((uint64_t)1 << 50))
         return -EFBIG;
-    if ((r = throttle(n)) < 0)
+    /* the writer hears of a commit behind it that failed (its data is still staged) */
+    if ((r = node_commit_behind_end(n, 0)) < 0 || (r = throttle(n)) < 0)
         return r;
     uint64_t cs = (uint64_t)n->chunksize, pos = off, end = off + len;
     while (pos < end) {
@@ -745,9 +746,16 @@ ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, 
             return r;
     }
     /* all files together (the total holds this file's staged bytes too): many writers at
-     * once share one bound, so the daemon stays within cache_size + dirty_size + a little */
-    if (node_account(n) > b2fs_cfg.dirty_limit) {
-        r = node_commit_while_writing(n);
+     * once share one bound, so the daemon stays within cache_size + dirty_size + a little.
+     * Half way there a commit starts behind the writer; at the bound the writer waits for
+     * it, or commits itself when none could start. */
+    size_t total = node_account(n);
+    if (total > b2fs_cfg.dirty_limit / 2 && !n->behind && (r = node_commit_behind(n)) < 0)
+        return r;
+    if (total > b2fs_cfg.dirty_limit) {
+        r = node_commit_behind_end(n, 1);
+        if (r == 0 && node_account(n) > b2fs_cfg.dirty_limit)
+            r = node_commit_while_writing(n);
         if (r < 0)
             return r;
     }

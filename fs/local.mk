@@ -9,6 +9,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/log.c \
 	fs/paths.c \
 	fs/node.c \
+	fs/commit_behind.c \
 	fs/share.c \
 	fs/rechunk.c \
 	fs/bcache.c \

@@ -142,6 +142,7 @@ static b2fs_node *node_alloc(int fd, const char *path)
 
 static void node_free(b2fs_node *n)
 {
+    node_commit_behind_end(n, 1);
     node_harvest(n, 1);
     node_drop_cctx(n);
     for (int i = 0; i < n->ndirty; i++)
@@ -356,6 +357,7 @@ static void sync_dir(int dirfd)
 
 int node_replace_with(b2fs_node *n, node_writer write, const char *what)
 {
+    node_commit_behind_end(n, 1);
     struct stat st;
     if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         st.st_ino != n->ino || st.st_dev != n->dev)
@@ -423,10 +425,17 @@ static void maybe_compact(b2fs_node *n)
 /* Bytes committed since the heap was last trimmed. */
 static size_t untrimmed;
 
+void node_note_committed(size_t bytes)
+{
+    __atomic_add_fetch(&untrimmed, bytes, __ATOMIC_RELAXED);
+}
+
 static int commit(b2fs_node *n, int durable)
 {
     if (!n->frame || !n->writable)
         return 0;
+    /* one that failed left everything staged: this commit tries again, and says */
+    node_commit_behind_end(n, 1);
     int r = node_flush_dirty(n);
     if (r < 0)
         return r;
@@ -465,7 +474,7 @@ static int commit(b2fs_node *n, int durable)
     fl.l_type = F_UNLCK;
     fcntl(n->fd, F_OFD_SETLK, &fl);
     if (r == 0)
-        __atomic_add_fetch(&untrimmed, staged, __ATOMIC_RELAXED);
+        node_note_committed(staged);
     return r;
 }
 

@@ -19,7 +19,7 @@
 
 void node_touch(b2fs_node *n, int64_t c)
 {
-    if (n->ntouched && n->touched[n->ntouched - 1] == c)
+    if (n->ntouched > n->touched_mark && n->touched[n->ntouched - 1] == c)
         return;
     if (n->ntouched == n->cap_touched) {
         int cap = n->cap_touched ? 2 * n->cap_touched : 64;
@@ -37,6 +37,7 @@ void node_touch(b2fs_node *n, int64_t c)
 void node_forget_changes(b2fs_node *n)
 {
     n->ntouched = 0;
+    n->touched_mark = 0;
     n->resized = 0;
     n->meta_changed = 0;
 }

@@ -11,6 +11,7 @@ FS_MOUNT_TESTS = \
 	tests/mount_misc.sh \
 	tests/mount_read.sh \
 	tests/mount_write.sh \
+	tests/mount_behind.sh \
 	tests/mount_random.sh \
 	tests/mount_holes.sh \
 	tests/mount_xattr.sh \
