@@ -92,6 +92,7 @@ static int writer(const char *path, size_t size, uint64_t nrecs, double secs)
         }
     }
     close(fd);
+    free(buf);
     printf("rel_torn: %" PRIu64 " writes, %" PRIu64 " generations\n", writes, gen - 1);
     return 0;
 }
@@ -134,6 +135,7 @@ static int reader(const char *path, size_t size, uint64_t nrecs, double secs)
         }
     }
     close(fd);
+    free(buf);
     printf("rel_torn: %" PRIu64 " records checked, %" PRIu64 " torn, newest generation %" PRIu64
            "\n", checked, bad, maxgen);
     return bad ? 1 : 0;
@@ -167,6 +169,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+        free(buf);
         return close(fd) == 0 ? 0 : 1;
     }
     if (!strcmp(argv[1], "write"))
