@@ -747,14 +747,16 @@ ssize_t node_write_with(b2fs_node *n, size_t len, uint64_t off, b2fs_fill fill, 
     }
     /* all files together (the total holds this file's staged bytes too): many writers at
      * once share one bound, so the daemon stays within cache_size + dirty_size + a little.
-     * Half way there a commit starts behind the writer; at the bound the writer waits for
-     * it, or commits itself when none could start. */
-    size_t total = node_account(n);
-    if (total > b2fs_cfg.dirty_limit / 2 && !n->behind && (r = node_commit_behind(n)) < 0)
+     * Half way there a commit starts behind the writer (once it has staged an eighth of
+     * the bound: a commit for each write of many writers would leave a dead index each);
+     * at the bound the writer waits for it, or commits itself when none could start. */
+    size_t total = node_account(n), limit = b2fs_cfg.dirty_limit;
+    if (total > limit / 2 && n->staged >= limit / 8 && !n->behind &&
+        (r = node_commit_behind(n)) < 0)
         return r;
-    if (total > b2fs_cfg.dirty_limit) {
+    if (total > limit) {
         r = node_commit_behind_end(n, 1);
-        if (r == 0 && node_account(n) > b2fs_cfg.dirty_limit)
+        if (r == 0 && node_account(n) > limit)
             r = node_commit_while_writing(n);
         if (r < 0)
             return r;
