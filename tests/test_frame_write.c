@@ -46,13 +46,9 @@ static int tmpfd(void)
     return fd;
 }
 
-/* Reopens fd and checks the frame holds exactly m. */
-static void check_file(int fd, const model *m, const char *what)
+/* The open frame reads exactly m. */
+static void check_frame(b2_frame *f, const model *m, const char *what)
 {
-    b2_frame *f;
-    char err[256] = "";
-    int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s: reopen: %s (%s)", what, b2f_strerror(rc), err);
     b2f_stat st;
     b2f_stat_get(f, &st);
     ck_assert_msg(st.nbytes == (int64_t)m->len, "%s: nbytes %lld, want %zu", what,
@@ -64,6 +60,16 @@ static void check_file(int fd, const model *m, const char *what)
     ck_assert_msg(m->len == 0 || memcmp(buf, m->data, m->len) == 0, "%s: contents differ", what);
     free(buf);
     b2_dctx_free(ctx);
+}
+
+/* Reopens fd and checks the frame holds exactly m. */
+static void check_file(int fd, const model *m, const char *what)
+{
+    b2_frame *f;
+    char err[256] = "";
+    int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s: reopen: %s (%s)", what, b2f_strerror(rc), err);
+    check_frame(f, m, what);
     b2f_close(f);
 }
 
@@ -679,21 +685,6 @@ static model model_dup(const model *m)
     if (m->len)
         memcpy(c.data, m->data, m->len);
     return c;
-}
-
-/* The open frame reads exactly m. */
-static void check_frame(b2_frame *f, const model *m, const char *what)
-{
-    b2f_stat st;
-    b2f_stat_get(f, &st);
-    ck_assert_msg(st.nbytes == (int64_t)m->len, "%s: nbytes %lld, want %zu", what,
-                  (long long)st.nbytes, m->len);
-    uint8_t *buf = malloc(m->len + 1);
-    b2_dctx *ctx = b2_dctx_new();
-    ck_assert_msg(b2f_pread(f, ctx, buf, m->len, 0) == (ssize_t)m->len, "%s: pread", what);
-    ck_assert_msg(memcmp(buf, m->data, m->len) == 0, "%s: contents differ", what);
-    free(buf);
-    b2_dctx_free(ctx);
 }
 
 static void update(b2_frame *f, model *m, int64_t n, const uint8_t *c, size_t len)
