@@ -70,87 +70,54 @@ static int sync_if(const b2_frame *f, int durable)
     return durable && f->io.fdatasync(f->fd) != 0 ? B2E_IO : 0;
 }
 
-/* After the header write: what was staged is the committed state. */
-static void settle(b2_frame *f, const int64_t *offs, const b2f_hdr *h, const uint8_t *img,
-                   const tail_pos *t)
+int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
+                     int durable, int *written, char *err, size_t errlen)
 {
-    for (int64_t i = 0; i < f->nchunks; i++) {
-        if (f->chunks[i].data) {
-            b2f_chunk_drop_data(&f->chunks[i]);
-            b2f_lay_drop(f, i);   /* its cached layout points at the freed copy */
-        }
-        f->chunks[i].off = offs[i];
-    }
-    f->h = *h;
-    memcpy(f->hdr, img, (size_t)h->header_len);
-    f->trailer_len = (uint32_t)(t->end - t->trailer_off);
-    f->dirty = 0;
-}
-
-/* Header last, with syncs around it; then drop whatever lies past the new frame. */
-static int write_header(b2_frame *f, int durable, const int64_t *offs, const b2f_hdr *h,
-                        const uint8_t *img, const tail_pos *t, char *err, size_t errlen)
-{
-    int rc = sync_if(f, durable);
-    if (rc < 0)
-        return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
-    /* Every field a commit changes lies in the first 87 bytes, one disk sector: unless
-     * metalayer values changed, only those are written. */
-    size_t hlen = f->meta_dirty ? (size_t)h->header_len : B2F_HEADER_MINLEN;
-    rc = b2f_io_pwrite(&f->io, f->fd, img, hlen, 0);
+    *written = 0;
+    if (durable && io->fdatasync(fd) != 0)
+        return b2f_fail(err, errlen, B2E_IO, "fdatasync before the header failed");
+    int rc = b2f_io_pwrite(io, fd, img, hlen, 0);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
-    settle(f, offs, h, img, t);
-    f->meta_dirty = f->vlmeta_dirty = 0;
-    if ((rc = sync_if(f, durable)) < 0)
-        return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
+    *written = 1;
+    if (durable && io->fdatasync(fd) != 0)
+        return b2f_fail(err, errlen, B2E_IO, "fdatasync after the header failed");
     /* bytes past the frame: from this commit's predecessors that failed before their header */
     struct stat st;
-    if (fstat(f->fd, &st) == 0 && st.st_size > (off_t)t->end &&
-        f->io.ftruncate(f->fd, (off_t)t->end) != 0)
+    if (fstat(fd, &st) == 0 && st.st_size > (off_t)end && io->ftruncate(fd, (off_t)end) != 0)
         return b2f_fail(err, errlen, B2E_IO, "cannot truncate the file to the frame end %llu",
-                        (unsigned long long)t->end);
-    f->file_size = (int64_t)t->end;
+                        (unsigned long long)end);
     return 0;
 }
 
-/* Appends the staged chunks at *pos; offs gets every chunk's index entry. */
-static int write_chunks(const b2_frame *f, int64_t *offs, uint64_t *pos)
+/* The header of a frame without chunks, then its in-memory state. */
+static int write_header(b2_frame *f, int durable, const b2f_hdr *h, const uint8_t *img,
+                        const tail_pos *t, char *err, size_t errlen)
 {
-    for (int64_t i = 0; i < f->nchunks; i++) {
-        const b2f_chunk *c = &f->chunks[i];
-        offs[i] = c->off;
-        if (!c->data)
-            continue;
-        int rc = b2f_io_pwrite(&f->io, f->fd, c->data, (size_t)c->cbytes, *pos);
-        if (rc < 0)
-            return rc;
-        offs[i] = (int64_t)*pos - f->h.header_len;
-        *pos += (uint64_t)c->cbytes;
+    size_t hlen = f->meta_dirty ? (size_t)h->header_len : B2F_HEADER_MINLEN;
+    int written;
+    int rc = b2f_write_header(&f->io, f->fd, img, hlen, t->end, durable, &written, err, errlen);
+    if (written) {
+        f->h = *h;
+        memcpy(f->hdr, img, (size_t)h->header_len);
+        f->trailer_len = (uint32_t)(t->end - t->trailer_off);
+        f->dirty = f->meta_dirty = f->vlmeta_dirty = 0;
     }
-    return 0;
+    if (rc == 0)
+        f->file_size = (int64_t)t->end;
+    return rc;
 }
 
+/* The staged chunks after the frame, then index, trailer and header: the layout and
+ * writes of a pending commit, done here and now. */
 static int commit_regular(b2_frame *f, int durable, char *err, size_t errlen)
 {
-    int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
-    if (!offs)
-        return B2E_NOMEM;
-    uint64_t pos = (uint64_t)f->h.frame_len;
-    tail_pos t;
-    uint8_t *img = NULL;
-    b2f_hdr h;
-    int rc = write_chunks(f, offs, &pos);
+    b2f_pending *p;
+    int rc = b2f_pending_layout(f, &p);
     if (rc < 0)
-        rc = b2f_fail(err, errlen, rc, "cannot write chunks at %llu: %s", (unsigned long long)pos,
-                      b2f_strerror(rc));
-    else if ((rc = write_tail(f, f->fd, offs, pos, &t)) < 0)
-        rc = b2f_fail(err, errlen, rc, "cannot write the index and trailer: %s", b2f_strerror(rc));
-    else if ((rc = b2f_header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len,
-                                    &img, &h)) == 0)
-        rc = write_header(f, durable, offs, &h, img, &t, err, errlen);
-    free(img);
-    free(offs);
+        return rc;
+    rc = b2f_pending_write_all(p, durable, err, errlen);
+    b2f_pending_end(f, p);
     return rc;
 }
 
@@ -248,7 +215,7 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
     tail_pos t = {hl, hl, hl + tl};
     b2f_hdr h;
     if (rc == 0 && (rc = b2f_header_image(f, (int64_t)t.end, 0, &img, &h)) == 0)
-        rc = write_header(f, durable, NULL, &h, img, &t, err, errlen);
+        rc = write_header(f, durable, &h, img, &t, err, errlen);
     free(img);
     free(tr);
     return rc;

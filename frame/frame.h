@@ -172,13 +172,14 @@ int b2f_is_dirty(const b2_frame *f);
  * would with durable 0, touching only the file: meanwhile the frame can be read and
  * changed as usual, except that nothing else may write to its file (no b2f_commit,
  * compaction or close). b2f_pending_end, with the frame in the caller's hands again,
- * takes the result: on success (rc 0) what it wrote is the committed frame, and the
- * changes made since begin stay staged; on failure everything stays staged. At most one
- * pending commit per frame; every begin needs its end, before b2f_close. */
+ * takes the result: when the write returned 0 what it wrote is the committed frame, and
+ * the changes made since begin stay staged; after a failed write everything stays
+ * staged. At most one pending commit per frame; every begin needs its end, before
+ * b2f_close. */
 typedef struct b2f_pending b2f_pending;
 int b2f_pending_begin(b2_frame *f, b2f_pending **out);
 int b2f_pending_write(b2f_pending *p, char *err, size_t errlen);
-void b2f_pending_end(b2_frame *f, b2f_pending *p, int rc);
+void b2f_pending_end(b2_frame *f, b2f_pending *p);
 /* Writes a compacted copy of the committed frame (no dead space, same contents,
  * metalayers and vlmetalayers; staged changes included) into the empty file out_fd; the
  * caller fsyncs it and renames it into place, so a crash leaves either file whole. */

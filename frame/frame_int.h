@@ -164,6 +164,16 @@ static inline void b2f_chunk_drop_data(b2f_chunk *c)
 /* commit.c: the header image for the frame's current state with these sizes. */
 int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
                      b2f_hdr *h);
+/* commit.c: the last step of a commit, I/O only: fdatasync (durable), the first hlen bytes
+ * of the header image (*written = 1 from here on: the new frame is in place), fdatasync
+ * (durable), and the file cut at end (bytes of commits that failed before their header). */
+int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
+                     int durable, int *written, char *err, size_t errlen);
+/* pending.c, for b2f_commit: a pending commit of whatever is staged (metalayer and
+ * vlmetalayer changes too), and its writes with fdatasyncs around the header (durable).
+ * b2f_pending_end takes the frame to the new state once the header is written. */
+int b2f_pending_layout(b2_frame *f, b2f_pending **out);
+int b2f_pending_write_all(b2f_pending *p, int durable, char *err, size_t errlen);
 
 /* err helpers: write a reason and return code. */
 int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)

@@ -7,9 +7,9 @@
  * more changes. The staged chunks it writes stay in the frame, pinned: reads still find
  * them in memory, and a change that replaces one leaves its buffer to the pending
  * commit. b2f_pending_end makes the chunks it wrote committed ones (those not replaced
- * meanwhile) and the header it wrote the committed header. */
+ * meanwhile) and the header it wrote the committed header. b2f_commit of a frame with
+ * chunks is the same layout and writes, done at once (commit.c). */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "frame/frame_int.h"
 
@@ -25,6 +25,8 @@ struct b2f_pending {
     b2f_io io;
     uint64_t changes;       /* the frame's count when this was laid out */
     int64_t header_len;
+    size_t hlen;            /* header bytes to write: all when metalayer values changed */
+    int written;            /* the header is written: the new frame is in place */
     pending_chunk *put;     /* staged chunks, sorted by data address (for _end) */
     int64_t nput;
     uint8_t *index, *trailer, *img;
@@ -52,15 +54,9 @@ static int cmp_data(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int b2f_pending_begin(b2_frame *f, b2f_pending **out)
+int b2f_pending_layout(b2_frame *f, b2f_pending **out)
 {
     *out = NULL;
-    if (f->kind != B2F_KIND_FRAME || !f->writable)
-        return B2F_ERDONLY;
-    /* what a plain commit does differently: header metalayers rewritten whole, a new
-     * trailer, an empty frame (whose trailer C-Blosc2 reads right after the header) */
-    if (!f->dirty || f->nbytes == 0 || f->meta_dirty || f->vlmeta_dirty)
-        return 0;
     b2f_pending *p = calloc(1, sizeof *p);
     int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
     int64_t nput = 0;
@@ -77,6 +73,9 @@ int b2f_pending_begin(b2_frame *f, b2f_pending **out)
     p->io = f->io;
     p->changes = f->changes;
     p->header_len = f->h.header_len;
+    /* every field a commit changes lies in the first 87 bytes, one disk sector: unless
+     * metalayer values changed, only those are written */
+    p->hlen = f->meta_dirty ? (size_t)p->header_len : B2F_HEADER_MINLEN;
     uint64_t pos = (uint64_t)f->h.frame_len;
     for (int64_t i = 0; i < f->nchunks; i++) {
         const b2f_chunk *c = &f->chunks[i];
@@ -111,38 +110,43 @@ int b2f_pending_begin(b2_frame *f, b2f_pending **out)
     return 0;
 }
 
-/* Whatever lies past the new end: from commits that failed before their header. */
-static void cut_tail(const b2f_pending *p)
+int b2f_pending_begin(b2_frame *f, b2f_pending **out)
 {
-    struct stat st;
-    if (fstat(p->fd, &st) == 0 && st.st_size > (off_t)p->end)
-        p->io.ftruncate(p->fd, (off_t)p->end);
+    *out = NULL;
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    /* what only b2f_commit does: header metalayers rewritten whole, a new trailer, an
+     * empty frame (whose trailer C-Blosc2 reads right after the header) */
+    if (!f->dirty || f->nbytes == 0 || f->meta_dirty || f->vlmeta_dirty)
+        return 0;
+    return b2f_pending_layout(f, out);
+}
+
+int b2f_pending_write_all(b2f_pending *p, int durable, char *err, size_t errlen)
+{
+    for (int64_t i = 0; i < p->nput; i++) {
+        uint64_t at = (uint64_t)(p->header_len + p->put[i].off);
+        int rc = b2f_io_pwrite(&p->io, p->fd, p->put[i].data, (size_t)p->put[i].cbytes, at);
+        if (rc < 0)
+            return b2f_fail(err, errlen, rc, "cannot write chunks at %llu: %s",
+                            (unsigned long long)at, b2f_strerror(rc));
+    }
+    int rc = b2f_io_pwrite(&p->io, p->fd, p->index, (size_t)p->index_len, p->index_off);
+    if (rc == 0)
+        rc = b2f_io_pwrite(&p->io, p->fd, p->trailer, p->trailer_len, p->trailer_off);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "cannot write the index and trailer: %s",
+                        b2f_strerror(rc));
+    return b2f_write_header(&p->io, p->fd, p->img, p->hlen, p->end, durable, &p->written, err,
+                            errlen);
 }
 
 int b2f_pending_write(b2f_pending *p, char *err, size_t errlen)
 {
-    int rc = 0;
-    const char *what = "chunks";
-    for (int64_t i = 0; i < p->nput && rc == 0; i++)
-        rc = b2f_io_pwrite(&p->io, p->fd, p->put[i].data, (size_t)p->put[i].cbytes,
-                           (uint64_t)(p->header_len + p->put[i].off));
-    if (rc == 0) {
-        what = "the index and trailer";
-        rc = b2f_io_pwrite(&p->io, p->fd, p->index, (size_t)p->index_len, p->index_off);
-    }
-    if (rc == 0)
-        rc = b2f_io_pwrite(&p->io, p->fd, p->trailer, p->trailer_len, p->trailer_off);
-    /* every field that changes lies in the first sector (no metalayer changed) */
-    if (rc == 0) {
-        what = "the header";
-        rc = b2f_io_pwrite(&p->io, p->fd, p->img, B2F_HEADER_MINLEN, 0);
-    }
-    if (rc < 0)
-        return b2f_fail(err, errlen, rc, "cannot write %s: %s", what, b2f_strerror(rc));
-    /* the new frame is in place whatever happens here: bytes this leaves past its end
-     * are dead, and the next commit cuts them */
-    cut_tail(p);
-    return 0;
+    int rc = b2f_pending_write_all(p, 0, err, errlen);
+    /* once the header is written the new frame is in place: a file it could not cut
+     * keeps dead bytes past its end, which the next commit cuts */
+    return p->written ? 0 : rc;
 }
 
 static pending_chunk *find(b2f_pending *p, const uint8_t *data)
@@ -151,11 +155,11 @@ static pending_chunk *find(b2f_pending *p, const uint8_t *data)
     return bsearch(&key, p->put, (size_t)p->nput, sizeof *p->put, cmp_data);
 }
 
-void b2f_pending_end(b2_frame *f, b2f_pending *p, int rc)
+void b2f_pending_end(b2_frame *f, b2f_pending *p)
 {
     if (!p)
         return;
-    int committed = rc == 0;
+    int committed = p->written;
     for (int64_t i = 0; i < f->nchunks; i++) {
         b2f_chunk *c = &f->chunks[i];
         if (!c->pinned)
@@ -181,7 +185,8 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p, int rc)
         memcpy(f->hdr, p->img, (size_t)p->header_len);
         f->trailer_len = (uint32_t)p->trailer_len;
         f->file_size = (int64_t)p->end;
-        f->dirty = f->changes != p->changes;
+        if (f->changes == p->changes)   /* nothing staged since it was laid out */
+            f->dirty = f->meta_dirty = f->vlmeta_dirty = 0;
     }
     pending_free(p);
 }

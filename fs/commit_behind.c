@@ -78,7 +78,7 @@ int node_commit_behind(b2fs_node *n)
         n->resized = n->meta_changed = 0;
         n->touched_mark = n->ntouched;
         if (pthread_create(&b->thread, NULL, run, b) != 0) {
-            b2f_pending_end(n->frame, b->p, B2E_NOMEM);
+            b2f_pending_end(n->frame, b->p);
             n->resized = b->resized;
             n->meta_changed = b->meta_changed;
             n->touched_mark = 0;
@@ -103,7 +103,7 @@ int node_commit_behind_end(b2fs_node *n, int wait)
     pthread_join(b->thread, NULL);
     n->behind = NULL;
     n->touched_mark = 0;
-    b2f_pending_end(n->frame, b->p, b->rc);
+    b2f_pending_end(n->frame, b->p);
     int r = 0;
     if (b->rc < 0) {
         b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(b->rc),

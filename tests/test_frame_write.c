@@ -747,7 +747,7 @@ START_TEST(pending_commit)
     check_frame(f, &m2, "while the pending commit is written");
     pthread_join(t, NULL);
     ck_assert_msg(a.rc == 0, "pending write: %s (%s)", b2f_strerror(a.rc), a.err);
-    b2f_pending_end(f, a.p, a.rc);
+    b2f_pending_end(f, a.p);
     check_file(fd, &m1, "after the pending commit");
     check_frame(f, &m2, "the frame after the pending commit");
     ck_assert_int_eq(b2f_is_dirty(f), 1);
@@ -761,7 +761,7 @@ START_TEST(pending_commit)
     ck_assert(a.p != NULL);
     pending_writer(&a);
     ck_assert_int_eq(a.rc, 0);
-    b2f_pending_end(f, a.p, a.rc);
+    b2f_pending_end(f, a.p);
     ck_assert_int_eq(b2f_is_dirty(f), 0);
     check_file(fd, &m2, "a pending commit with no changes after it");
     /* nothing staged, or a change a plain commit has to make: no pending commit */
@@ -811,7 +811,7 @@ START_TEST(pending_crash)
             nops = 0;
             pending_writer(&a);
             fail_at = -1;
-            b2f_pending_end(f, a.p, a.rc);
+            b2f_pending_end(f, a.p);
             if (a.rc < 0) {
                 ck_assert_msg(a.err[0] != 0, "stopped at write %d: no reason given", k);
                 ck_assert_msg(same_contents(fd, &m0, NULL) == 1,
