@@ -289,6 +289,14 @@ int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, si
  * blocks and faulting in the whole cache after a mount. */
 int bcache_take(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len);
+/* Room for a block of len bytes in the cache, contiguous, for a decoder to write the block
+ * into: NULL when the cache is off or has no such room (other threads hold the rest). The
+ * caller then either publishes it under its key, which makes it a cached block (unless
+ * another thread put that key first: then the room is given back), or cancels it. */
+typedef struct bcache_entry bcache_entry;
+uint8_t *bcache_reserve(size_t len, bcache_entry **slot);
+void bcache_publish(bcache_entry *slot, uint64_t gen, int64_t c, int32_t block);
+void bcache_cancel(bcache_entry *slot);
 /* Bytes of cache pages holding blocks now (<= cache_size), and bytes of pages ever
  * used (what the cache adds to the daemon's resident memory; <= cache_size too). */
 size_t bcache_used(void);

@@ -4,11 +4,14 @@
  * blocks simply age out.
  *
  * The bytes live in fixed-size pages of one region mapped at mount, touched only as the
- * cache fills; a block takes a chain of pages. Blocks used to be malloc'ed one by one:
- * allocated on one thread and freed on another, they left glibc's per-thread arenas
- * holding freed memory, and the daemon grew with the amount read (contrib/bench-mount,
- * memory rows). Pages keep the cache at cache_size whatever malloc does. */
+ * cache fills; a block takes a run of contiguous pages (pagerun.h), so that a decoder can
+ * write it there directly (bcache_reserve) instead of into a buffer the cache copies.
+ * Blocks used to be malloc'ed one by one: allocated on one thread and freed on another,
+ * they left glibc's per-thread arenas holding freed memory, and the daemon grew with
+ * the amount read (contrib/bench-mount, memory rows). Pages keep the cache at cache_size
+ * whatever malloc does. */
 #include "fs/b2fs.h"
+#include "fs/pagerun.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,29 +20,28 @@
 
 #define NBUCKETS 8192
 #define PAGE_BYTES ((size_t)8192)
-#define NO_PAGE UINT32_MAX
 
-typedef struct entry {
+struct bcache_entry {
     uint64_t gen;
     int64_t chunk;
     int32_t block;
-    uint32_t first;         /* first page; the others follow through page_next */
+    uint32_t first; /* first page of its run */
     size_t len;
-    struct entry *hnext, *prev, *next;
-} entry;
+    struct bcache_entry *hnext, *prev, *next;
+};
+typedef struct bcache_entry entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table[NBUCKETS];
 static entry *head, *tail; /* most recent first */
 
-/* The region: npages pages, then entries[npages], then page_next[npages] (a block
- * takes at least one page, so there are never more entries than pages). Pages and
- * entries are taken from their free lists first, fresh ones (never touched) only when
- * those are empty, so the resident part grows only up to what the cache holds. */
+/* The region: npages pages, then entries[npages], then the page runs' bookkeeping (a
+ * block takes at least one page, so there are never more entries than pages). Entries
+ * are taken from their free list first, fresh ones only when it is empty. */
 static uint8_t *region;
 static size_t region_len;
-static uint32_t npages, nfree, fresh_pages, page_free;
-static uint32_t *page_next;
+static uint32_t npages;
+static pagerun_pool pages;
 static entry *entries, *entry_free;
 static uint32_t fresh_entries;
 
@@ -49,22 +51,14 @@ static size_t hash(uint64_t gen, int64_t c, int32_t b)
     return (size_t)(h ^ (h >> 29)) % NBUCKETS;
 }
 
-static uint8_t *page_at(uint32_t p)
+static uint8_t *data_of(const entry *e)
 {
-    return region + (size_t)p * PAGE_BYTES;
+    return region + (size_t)e->first * PAGE_BYTES;
 }
 
-static uint32_t page_take(void)
+static uint32_t pages_for(size_t len)
 {
-    uint32_t p;
-    if (page_free != NO_PAGE) {
-        p = page_free;
-        page_free = page_next[p];
-    } else {
-        p = fresh_pages++;
-    }
-    nfree--;
-    return p;
+    return (uint32_t)((len + PAGE_BYTES - 1) / PAGE_BYTES);
 }
 
 static void lru_unlink(entry *e)
@@ -98,24 +92,20 @@ static entry **find_slot(uint64_t gen, int64_t c, int32_t b)
     return pp;
 }
 
+/* Gives back an entry that is in neither the table nor the LRU list. */
+static void release_locked(entry *e)
+{
+    pagerun_free(&pages, e->first, pages_for(e->len));
+    e->hnext = entry_free;
+    entry_free = e;
+}
+
 static void drop_locked(entry *e)
 {
     lru_unlink(e);
     entry **pp = find_slot(e->gen, e->chunk, e->block);
     *pp = e->hnext;
-    uint32_t p = e->first, last = p, n = 0;
-    for (; p != NO_PAGE; p = page_next[p], n++)
-        last = p;
-    page_next[last] = page_free;
-    page_free = e->first;
-    nfree += n;
-    e->hnext = entry_free;
-    entry_free = e;
-}
-
-static void evict_locked(void)
-{
-    drop_locked(tail);
+    release_locked(e);
 }
 
 static int copy_out(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len,
@@ -125,16 +115,7 @@ static int copy_out(uint64_t gen, int64_t c, int32_t block, size_t off, void *ds
     pthread_mutex_lock(&lock);
     entry *e = *find_slot(gen, c, block);
     if (e && off + len <= e->len) {
-        uint32_t p = e->first;
-        for (size_t skip = off / PAGE_BYTES; skip; skip--)
-            p = page_next[p];
-        size_t within = off % PAGE_BYTES;
-        for (size_t done = 0; done < len; p = page_next[p]) {
-            size_t n = PAGE_BYTES - within < len - done ? PAGE_BYTES - within : len - done;
-            memcpy((uint8_t *)dst + done, page_at(p) + within, n);
-            done += n;
-            within = 0;
-        }
+        memcpy(dst, data_of(e) + off, len);
         if (take && off + len == e->len) {
             drop_locked(e);
         } else {
@@ -157,46 +138,80 @@ int bcache_take(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, s
     return copy_out(gen, c, block, off, dst, len, 1);
 }
 
-void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len)
+uint8_t *bcache_reserve(size_t len, bcache_entry **slot)
 {
-    size_t need = (len + PAGE_BYTES - 1) / PAGE_BYTES;
+    uint32_t need = pages_for(len);
+    *slot = NULL;
     pthread_mutex_lock(&lock);
-    entry **pp = find_slot(gen, c, block);
-    if (len == 0 || need > npages || *pp) {
+    if (len == 0 || need > npages) {
         pthread_mutex_unlock(&lock);
-        return;
+        return NULL;
     }
-    while (nfree < need)
-        evict_locked();
+    uint32_t first;
+    /* least recent blocks go until a run fits; runs reserved by other threads stay */
+    while ((first = pagerun_alloc(&pages, need)) == PAGERUN_NONE && tail)
+        drop_locked(tail);
+    if (first == PAGERUN_NONE) {
+        pthread_mutex_unlock(&lock);
+        return NULL;
+    }
     entry *e = entry_free;
     if (e)
         entry_free = e->hnext;
     else
         e = &entries[fresh_entries++];
-    e->gen = gen;
-    e->chunk = c;
-    e->block = block;
+    e->first = first;
     e->len = len;
-    uint32_t *link = &e->first;
-    for (size_t done = 0; done < len; done += PAGE_BYTES) {
-        uint32_t p = page_take();
-        *link = p;
-        link = &page_next[p];
-        memcpy(page_at(p), (const uint8_t *)src + done,
-               len - done < PAGE_BYTES ? len - done : PAGE_BYTES);
-    }
-    *link = NO_PAGE;
-    pp = find_slot(gen, c, block); /* eviction may have freed the entry pp was in */
-    e->hnext = NULL;
-    *pp = e;
-    lru_front(e);
     pthread_mutex_unlock(&lock);
+    *slot = e;
+    return data_of(e);
+}
+
+void bcache_publish(bcache_entry *e, uint64_t gen, int64_t c, int32_t block)
+{
+    pthread_mutex_lock(&lock);
+    entry **pp = find_slot(gen, c, block);
+    if (*pp) { /* another reader decoded it meanwhile */
+        release_locked(e);
+    } else {
+        e->gen = gen;
+        e->chunk = c;
+        e->block = block;
+        e->hnext = NULL;
+        *pp = e;
+        lru_front(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void bcache_cancel(bcache_entry *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&lock);
+    release_locked(e);
+    pthread_mutex_unlock(&lock);
+}
+
+void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len)
+{
+    pthread_mutex_lock(&lock);
+    int have = *find_slot(gen, c, block) != NULL;
+    pthread_mutex_unlock(&lock);
+    if (have)
+        return;
+    bcache_entry *e;
+    uint8_t *dst = bcache_reserve(len, &e);
+    if (!dst)
+        return;
+    memcpy(dst, src, len);
+    bcache_publish(e, gen, c, block);
 }
 
 size_t bcache_used(void)
 {
     pthread_mutex_lock(&lock);
-    size_t used = (size_t)(npages - nfree) * PAGE_BYTES;
+    size_t used = (size_t)(npages - pages.nfree) * PAGE_BYTES;
     pthread_mutex_unlock(&lock);
     return used;
 }
@@ -204,7 +219,7 @@ size_t bcache_used(void)
 size_t bcache_touched(void)
 {
     pthread_mutex_lock(&lock);
-    size_t touched = (size_t)fresh_pages * PAGE_BYTES;
+    size_t touched = (size_t)pages.fresh * PAGE_BYTES;
     pthread_mutex_unlock(&lock);
     return touched;
 }
@@ -295,9 +310,9 @@ void bcache_readahead(b2fs_node *n, int64_t c)
 void bcache_init(size_t bytes)
 {
     size_t n = bytes / PAGE_BYTES;
-    if (n >= NO_PAGE)
-        n = NO_PAGE - 1;
-    size_t len = n * (PAGE_BYTES + sizeof *page_next + sizeof *entries);
+    if (n >= PAGERUN_NONE / 2)
+        n = PAGERUN_NONE / 2 - 1;
+    size_t len = n * (PAGE_BYTES + sizeof *entries) + pagerun_meta_bytes((uint32_t)n);
     void *r = n ? mmap(NULL, len, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
                 : MAP_FAILED;
@@ -308,12 +323,12 @@ void bcache_init(size_t bytes)
         region = r;
         region_len = len;
         __atomic_store_n(&npages, (uint32_t)n, __ATOMIC_RELAXED);
-        nfree = (uint32_t)n;
         entries = (entry *)(region + n * PAGE_BYTES);
-        page_next = (uint32_t *)(entries + n);
+        pagerun_init(&pages, (uint32_t)n, entries + n);
+    } else {
+        pagerun_init(&pages, 0, NULL);
     }
-    fresh_pages = fresh_entries = 0;
-    page_free = NO_PAGE;
+    fresh_entries = 0;
     entry_free = NULL;
     pthread_mutex_unlock(&lock);
 }
@@ -322,12 +337,12 @@ void bcache_shutdown(void)
 {
     pthread_mutex_lock(&lock);
     while (tail)
-        evict_locked();
+        drop_locked(tail);
     if (region)
         munmap(region, region_len);
     region = NULL;
     region_len = 0;
     __atomic_store_n(&npages, 0, __ATOMIC_RELAXED);
-    nfree = 0;
+    pagerun_init(&pages, 0, NULL);
     pthread_mutex_unlock(&lock);
 }

@@ -189,20 +189,22 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         /* special values and stored (memcpyed) chunks: one "block", the whole chunk */
         if (lookup(n->gen, c, 0, off, dst, dst ? len : 0))
             return 0;
-        uint8_t *tmp = malloc((size_t)nbytes);
-        if (!tmp)
+        bcache_entry *slot = NULL;
+        uint8_t *tmp = NULL;
+        if (worth_keeping(n, mode, off + len == (uint32_t)nbytes, cstart + (uint64_t)nbytes))
+            tmp = bcache_reserve((size_t)nbytes, &slot);
+        if (!tmp && !(tmp = malloc((size_t)nbytes)))
             return -ENOMEM;
         r = b2f_read_chunk(f, ctx, c, tmp, (size_t)nbytes);
-        if (r < 0) {
-            free(tmp);
-            return damaged(n, c, r);
-        }
-        if (dst)
+        if (r >= 0 && dst)
             memcpy(dst, tmp + off, len);
-        if (worth_keeping(n, mode, off + len == (uint32_t)nbytes, cstart + (uint64_t)nbytes))
-            bcache_put(n->gen, c, 0, tmp, (size_t)nbytes);
-        free(tmp);
-        return 0;
+        if (!slot)
+            free(tmp);
+        else if (r < 0)
+            bcache_cancel(slot);
+        else
+            bcache_publish(slot, n->gen, c, 0);
+        return r < 0 ? damaged(n, c, r) : 0;
     }
     int32_t bs = lay->info.blocksize;
     if (bs <= 0 || bs > nbytes)
@@ -221,21 +223,34 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
         int reader_has_it = !dst && mode == B2FS_READ_AHEAD &&
                             node_behind_reader(n, cstart + bstart + blen);
         if (!reader_has_it && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
-            uint8_t *target = out;
-            if (!dst || within || take != blen) {
+            int whole = dst && !within && take == blen;
+            int keep = worth_keeping(n, mode, within + take == blen, cstart + bstart + blen);
+            /* a block the reader wants only part of (or not at all) is decoded straight
+             * into the cache when it is to be kept there, else into the scratch buffer */
+            bcache_entry *slot = NULL;
+            uint8_t *target = whole ? out : keep ? bcache_reserve(blen, &slot) : NULL;
+            if (!target) {
                 if (!scratch && !(scratch = scratch_get((size_t)bs)))
                     return -ENOMEM;
                 target = scratch;
             }
             r = b2f_read_blocks(f, ctx, c, b, 1, target, blen);
             if (r < 0) {
+                bcache_cancel(slot);
                 scratch_done(scratch, (size_t)bs);
                 return damaged(n, c, r);
             }
-            if (worth_keeping(n, mode, within + take == blen, cstart + bstart + blen))
+            if (dst && !whole)
+                memcpy(out, target + within, take);
+            /* read-ahead: the reader may have passed this block while it was decoded */
+            if (mode == B2FS_READ_AHEAD)
+                keep = worth_keeping(n, mode, 0, cstart + bstart + blen);
+            if (slot && keep)
+                bcache_publish(slot, n->gen, c, b);
+            else if (slot)
+                bcache_cancel(slot);
+            else if (keep)
                 bcache_put(n->gen, c, b, target, blen);
-            if (dst && target != out)
-                memcpy(out, scratch + within, take);
         }
         pos += take;
     }

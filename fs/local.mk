@@ -12,6 +12,8 @@ fs_libb2fs_a_SOURCES = \
 	fs/commit_behind.c \
 	fs/share.c \
 	fs/rechunk.c \
+	fs/pagerun.h \
+	fs/pagerun.c \
 	fs/bcache.c \
 	fs/wpool.c \
 	fs/io.c \

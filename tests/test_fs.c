@@ -1,6 +1,6 @@
 /* Unit tests of fs/ that need no mount: option values, the name mapping (suffixes,
- * shadowing, temporary names, symlinks never followed), the block cache's bound and
- * read-ahead into it. */
+ * shadowing, temporary names, symlinks never followed), the block cache's bound, its
+ * page runs and room reserved in it, and read-ahead into it. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fs/b2fs.h"
+#include "fs/pagerun.h"
 #include "tests/testutil.h"
 
 START_TEST(sizes)
@@ -267,6 +268,112 @@ START_TEST(bcache_bound)
 }
 END_TEST
 
+/* Page runs against a model: runs handed out never overlap, the free count is right,
+ * fresh pages are used only when no freed run fits, and freed runs merge again. */
+START_TEST(pagerun_model)
+{
+    enum { NP = 300, HELD = 64 };
+    static uint32_t meta[3 * NP];
+    ck_assert_uint_eq(pagerun_meta_bytes(NP), sizeof meta);
+    pagerun_pool p;
+    pagerun_init(&p, NP, meta);
+    int owner[NP];
+    for (int i = 0; i < NP; i++)
+        owner[i] = -1;
+    uint32_t first[HELD], len[HELD] = { 0 }, used = 0;
+    uint64_t rng = 12345;
+    for (int step = 0; step < 20000; step++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int h = (int)(rng >> 33) % HELD;
+        if (len[h]) {
+            for (uint32_t i = 0; i < len[h]; i++)
+                owner[first[h] + i] = -1;
+            pagerun_free(&p, first[h], len[h]);
+            used -= len[h];
+            len[h] = 0;
+        } else {
+            uint32_t want = 1 + (uint32_t)(rng >> 40) % ((rng >> 20) % 4 ? 12 : 90);
+            uint32_t fresh = p.fresh, at = pagerun_alloc(&p, want);
+            if (at == PAGERUN_NONE)
+                continue;
+            ck_assert_uint_le(at + want, NP);
+            for (uint32_t i = 0; i < want; i++) {
+                ck_assert_msg(owner[at + i] == -1, "page %u handed out twice", at + i);
+                owner[at + i] = h;
+            }
+            /* fresh pages only when every freed run is shorter than want */
+            if (p.fresh > fresh)
+                for (uint32_t s = 0, run = 0; s < fresh; s++) {
+                    run = owner[s] == -1 ? run + 1 : 0;
+                    ck_assert_msg(run < want, "fresh pages taken with a run of %u free", run);
+                }
+            first[h] = at;
+            len[h] = want;
+            used += want;
+        }
+        ck_assert_uint_eq(p.nfree, NP - used);
+    }
+    ck_assert_uint_gt(p.fresh, NP / 2);
+    for (int h = 0; h < HELD; h++)
+        if (len[h])
+            pagerun_free(&p, first[h], len[h]);
+    ck_assert_uint_eq(p.nfree, NP);
+    ck_assert_uint_eq(pagerun_alloc(&p, NP), 0); /* everything merged into one run */
+    ck_assert_uint_eq(pagerun_alloc(&p, 1), PAGERUN_NONE);
+    pagerun_free(&p, 0, NP);
+    ck_assert_uint_eq(pagerun_alloc(&p, 0), PAGERUN_NONE);
+    ck_assert_uint_eq(pagerun_alloc(&p, NP + 1), PAGERUN_NONE);
+}
+END_TEST
+
+/* Room reserved in the cache: published it is a cached block, cancelled it is free
+ * again; room held by a decoder is never evicted, and a key already there wins. */
+START_TEST(bcache_reserved)
+{
+    const size_t cap = 1 << 20, page = 8192;
+    bcache_init(cap);
+    uint8_t src[3000], out[3000];
+    tu_fill_random(src, sizeof src, 5);
+    bcache_entry *e;
+    uint8_t *room = bcache_reserve(sizeof src, &e);
+    ck_assert_ptr_nonnull(room);
+    ck_assert(!bcache_get(1, 0, 0, 0, out, 1)); /* not visible before it is published */
+    memcpy(room, src, sizeof src);
+    bcache_publish(e, 1, 0, 0);
+    ck_assert(bcache_get(1, 0, 0, 0, out, sizeof src));
+    ck_assert(memcmp(out, src, sizeof src) == 0);
+    ck_assert_uint_eq(bcache_used(), page);
+
+    ck_assert_ptr_nonnull(bcache_reserve(100, &e));
+    ck_assert_uint_eq(bcache_used(), 2 * page);
+    bcache_cancel(e);
+    ck_assert_uint_eq(bcache_used(), page);
+    bcache_cancel(NULL);
+
+    ck_assert_ptr_nonnull(bcache_reserve(10, &e)); /* the same key published twice */
+    bcache_publish(e, 1, 0, 0);
+    ck_assert_uint_eq(bcache_used(), page);
+    ck_assert(bcache_get(1, 0, 0, 0, out, sizeof src));
+    ck_assert(memcmp(out, src, sizeof src) == 0);
+
+    bcache_entry *big;
+    ck_assert_ptr_null(bcache_reserve(cap + 1, &big));
+    ck_assert_ptr_null(big);
+    ck_assert_ptr_nonnull(bcache_reserve(cap - page, &big)); /* the block stays */
+    ck_assert(bcache_get(1, 0, 0, 0, out, 1));
+    ck_assert_ptr_nonnull(bcache_reserve(page, &e));        /* evicts it */
+    ck_assert(!bcache_get(1, 0, 0, 0, out, 1));
+    bcache_entry *none;
+    ck_assert_ptr_null(bcache_reserve(1, &none)); /* everything is held */
+    bcache_cancel(e);
+    bcache_cancel(big);
+    ck_assert_uint_eq(bcache_used(), 0);
+    ck_assert_ptr_nonnull(bcache_reserve(cap, &big));
+    bcache_cancel(big);
+    bcache_shutdown();
+}
+END_TEST
+
 /* Read-ahead (a NULL destination) decodes a chunk's blocks into the cache only, where a
  * reader then finds them, except those a streaming reader has already asked for; a zero
  * chunk needs nothing. */
@@ -327,6 +434,23 @@ START_TEST(readahead_fills_cache)
     ck_assert_int_eq(node_read_chunk_part(n, 0, 1000, 5000, out, B2FS_READ_KEEP), 0);
     ck_assert(memcmp(out, data + 1000, 5000) == 0);
 
+    /* with an empty cache: a reader that wants part of a block gets it and leaves the
+     * whole block in the cache, decoded there; a streaming reader that reaches the
+     * block's end leaves nothing */
+    bcache_shutdown();
+    bcache_init(4 << 20);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, (uint32_t)bs + 7, 100, out, B2FS_READ_KEEP), 0);
+    ck_assert(memcmp(out, data + bs + 7, 100) == 0);
+    ck_assert(bcache_get(n->gen, 0, 1, 0, out, (size_t)bs));
+    ck_assert(memcmp(out, data + bs, (size_t)bs) == 0);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 3 * (uint32_t)bs, 10, out, B2FS_READ_STREAM), 0);
+    ck_assert(bcache_get(n->gen, 0, 3, 0, out, (size_t)bs));
+    ck_assert(memcmp(out, data + 3 * bs, (size_t)bs) == 0);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 5 * (uint32_t)bs - 10, 10, out, B2FS_READ_STREAM), 0);
+    ck_assert(memcmp(out, data + 5 * bs - 10, 10) == 0);
+    ck_assert(!bcache_get(n->gen, 0, 4, 0, out, 1));
+    ck_assert_uint_eq(bcache_used(), 2 * (size_t)bs);
+
     node_put(n);
     loc_done(&loc);
     bcache_shutdown();
@@ -346,6 +470,8 @@ int main(void)
     tcase_add_test(tc, names);
     tcase_add_test(tc, mapping);
     tcase_add_test(tc, bcache_bound);
+    tcase_add_test(tc, pagerun_model);
+    tcase_add_test(tc, bcache_reserved);
     tcase_add_test(tc, readahead_fills_cache);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
