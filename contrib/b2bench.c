@@ -479,16 +479,19 @@ static void chunk_table(const struct dataset *d, const struct chunk_opts *o)
     chunk_bufs_free(&cb);
 }
 
-static int usage(void)
+static int usage(FILE *to, int status)
 {
-    fprintf(stderr, "usage: b2bench [--size N] [--chunk N] [--clevel N] [--reps N]"
+    fprintf(to, "usage: b2bench [--size N] [--chunk N] [--clevel N] [--reps N]"
                     " [--tar FILE] [--kernels-only | --chunks-only] [--threads N]\n"
                     "               [--data series|tar] [--codec C]... [--filter F]..."
                     " [--clock wall|cpu] [--blocksize N]\n"
                     "               [--input FILE [--typesize N]] [--cached-out] [--raw]\n"
                     "       b2bench --write-series FILE [--size N]\n"
                     "       b2bench --frame FILE [--reps N] [--threads N]\n");
-    return 2;
+    if (to == stdout)
+        fprintf(to, "\nSizes take K, M and G. What each table measures and how: contrib/b2bench.c\n"
+                    "(the comment at its top) and README.md, section \"Measured\".\n");
+    return status;
 }
 
 static int write_series(const char *path, size_t size)
@@ -572,6 +575,7 @@ int main(int argc, char **argv)
         { "typesize", required_argument, NULL, 'y' },
         { "raw", no_argument, NULL, 'R' },
         { "cached-out", no_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct chunk_opts co = { .nthreads = 1 };
@@ -620,13 +624,14 @@ int main(int argc, char **argv)
         case 'y': bad = bt_parse_int(optarg, 1, 255, &typesize) < 0; break;
         case 'R': co.raw = 1; break;
         case 'o': co.cached_out = 1; break;
+        case 'h': return usage(stdout, 0);
         default: bad = 1;
         }
         if (bad)
-            return usage();
+            return usage(stderr, 2);
     }
     if (optind != argc || (!kernels && !chunks))
-        return usage();
+        return usage(stderr, 2);
     if (series_out != NULL)
         return write_series(series_out, (size_t)size);
     if (frame != NULL)
