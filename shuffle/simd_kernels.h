@@ -206,11 +206,49 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
                   : SIMD(shuffle_ring)(m, n, src, dst, stride);
 }
 
+/* Typesize 16 in two halves: the first round pairs rows j and j + 8, after which the
+ * vectors of each half go through the other three rounds on their own. Eight vectors in
+ * flight instead of sixteen leave registers for the compiler (with all sixteen it spilled
+ * to the stack on every round); the rows are loaded twice, from L1. */
+B2K_INLINE void SIMD(unshuffle_group16)(const uint8_t *s, size_t stride, uint8_t *dst,
+                                        const uint8_t *ref, size_t d)
+{
+#pragma GCC unroll 2
+    for (unsigned h = 0; h < 2; h++) {
+        V y[8];
+#pragma GCC unroll 8
+        for (unsigned j = 0; j < 8; j++) {
+            V a = V_LOADU(s + j * stride), b = V_LOADU(s + (j + 8) * stride);
+            y[j] = h ? V_UNPACKHI8(a, b) : V_UNPACKLO8(a, b);
+        }
+#pragma GCC unroll 3
+        for (unsigned r = 0; r < 3; r++)
+            SIMD(round)(y, 8, 2 - r);
+        /* y[k] is what vector 8h + k of the whole transpose would be */
+#ifdef V_JOIN_LANES
+#pragma GCC unroll 8
+        for (unsigned k = 0; k < 8; k += 2) {
+            size_t at = d + 16 * (8 * h + k);
+            SIMD(put)(dst, ref, at, V_JOIN_LANES(y[k], y[k + 1], 0));
+            SIMD(put)(dst, ref, at + 16 * 16, V_JOIN_LANES(y[k], y[k + 1], 1));
+        }
+#else
+#pragma GCC unroll 8
+        for (unsigned k = 0; k < 8; k++)
+            SIMD(put)(dst, ref, d + 16 * (8 * h + k), y[k]);
+#endif
+    }
+}
+
 /* ITEMS items of typesize 2^m from rows at s, s + stride, ..; to dst + d (and ref + d). */
 B2K_INLINE void SIMD(unshuffle_group)(unsigned m, const uint8_t *s, size_t stride,
                                       uint8_t *dst, const uint8_t *ref, size_t d)
 {
     const unsigned ts = 1u << m;
+    if (m == 4) {
+        SIMD(unshuffle_group16)(s, stride, dst, ref, d);
+        return;
+    }
     V x[16];
 #pragma GCC unroll 16
     for (unsigned j = 0; j < ts; j++)
