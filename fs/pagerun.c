@@ -49,8 +49,8 @@ void pagerun_init(pagerun_pool *p, uint32_t npages, void *meta)
     p->fresh = 0;
     p->nfree = npages;
     p->tag = meta;
-    p->next = p->tag + npages;
-    p->prev = p->next + npages;
+    p->next = meta ? p->tag + npages : NULL;
+    p->prev = meta ? p->next + npages : NULL;
     for (uint32_t c = 0; c <= BIG; c++)
         p->head[c] = PAGERUN_NONE;
     p->nonempty = 0;

@@ -26,6 +26,7 @@ typedef struct pagerun_pool {
 
 /* Bytes of bookkeeping a pool of npages needs (the meta argument of pagerun_init). */
 size_t pagerun_meta_bytes(uint32_t npages);
+/* meta: pagerun_meta_bytes(npages) bytes, or NULL with npages 0 (a pool with no pages). */
 void pagerun_init(pagerun_pool *p, uint32_t npages, void *meta);
 /* First page of a run of n free pages, now in use, or PAGERUN_NONE. */
 uint32_t pagerun_alloc(pagerun_pool *p, uint32_t n);
