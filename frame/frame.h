@@ -189,8 +189,11 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
  * same contents, metalayers and vlmetalayers; chunks encoded with the header's codec and
  * clevel and the first chunk's filters and typesize; all-zero chunks become zero special
  * chunks. chunksize 0: the largest chunk, at least 64 KiB, in whole items. This is how a
- * frame of variable-size chunks (which C-Blosc2 writes) becomes writable anywhere. */
-int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, char *err, size_t errlen);
+ * frame of variable-size chunks (which C-Blosc2 writes) becomes writable anywhere.
+ * nthreads: threads decoding and encoding the blocks of each chunk (up to B2_MAX_THREADS;
+ * the file written is the same whatever their number). */
+int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, int nthreads, char *err,
+                     size_t errlen);
 /* Bytes in the file that no chunk uses any more (what compaction would reclaim). */
 int64_t b2f_dead_bytes(b2_frame *f);
 

@@ -67,12 +67,17 @@ static int create_copy(b2_frame *f, int out_fd, const b2f_params *p, b2_frame **
 }
 
 /* Decodes f's contents chunksize bytes at a time into nf's chunks. */
-static int copy_contents(b2_frame *f, b2_frame *nf, int32_t cs, char *err, size_t errlen)
+static int copy_contents(b2_frame *f, b2_frame *nf, int32_t cs, int nthreads, char *err,
+                         size_t errlen)
 {
     uint8_t *buf = malloc((size_t)cs);
     b2_dctx *d = b2_dctx_new();
     b2_cctx *c = b2f_cctx_new(nf);
     int rc = buf && d && c ? 0 : B2E_NOMEM;
+    if (rc == 0 && nthreads > 1) { /* with fewer threads it is only slower */
+        b2_dctx_set_nthreads(d, nthreads);
+        b2_cctx_set_nthreads(c, nthreads);
+    }
     int64_t staged = 0;
     for (int64_t n = 0; rc == 0 && (uint64_t)n * (uint64_t)cs < (uint64_t)f->nbytes; n++) {
         uint64_t off = (uint64_t)n * (uint64_t)cs;
@@ -96,7 +101,8 @@ static int copy_contents(b2_frame *f, b2_frame *nf, int32_t cs, char *err, size_
     return rc;
 }
 
-int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, char *err, size_t errlen)
+int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, int nthreads, char *err,
+                     size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
@@ -114,7 +120,9 @@ int b2f_rechunk_into(b2_frame *f, int out_fd, int32_t chunksize, char *err, size
     int rc = create_copy(f, out_fd, &p, &nf, err, errlen);
     if (rc < 0)
         return rc;
-    rc = copy_contents(f, nf, p.chunksize, err, errlen);
+    if (nthreads > B2_MAX_THREADS)
+        nthreads = B2_MAX_THREADS;
+    rc = copy_contents(f, nf, p.chunksize, nthreads, err, errlen);
     if (rc == 0 && (rc = b2f_vlmeta_copy(f, nf)) < 0)
         b2f_fail(err, errlen, rc, "cannot copy the vlmetalayers: %s", b2f_strerror(rc));
     if (rc == 0)

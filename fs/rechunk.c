@@ -10,7 +10,8 @@
 
 static int rechunk_default(b2_frame *f, int fd, char *err, size_t errlen)
 {
-    return b2f_rechunk_into(f, fd, 0, err, errlen);
+    /* the file's writer and readers wait for the rewrite: all the workers help */
+    return b2f_rechunk_into(f, fd, 0, b2fs_cfg.nthreads, err, errlen);
 }
 
 /* The node now reads a frame whose chunks are numbered differently. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "frame/frame.h"
@@ -143,6 +144,21 @@ static void check_copy(b2_frame *src, int fd, const char *want, int32_t want_cs,
     b2f_close(f);
 }
 
+/* Whether two files hold the same bytes. */
+static int same_bytes(int a, int b)
+{
+    struct stat sa, sb;
+    if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0 || sa.st_size != sb.st_size)
+        return 0;
+    size_t n = (size_t)sa.st_size;
+    uint8_t *pa = malloc(n + 1), *pb = malloc(n + 1);
+    int same = pa && pb && pread(a, pa, n, 0) == (ssize_t)n && pread(b, pb, n, 0) == (ssize_t)n &&
+               memcmp(pa, pb, n) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
 static int32_t largest_chunk(b2_frame *f)
 {
     b2f_stat st;
@@ -179,7 +195,7 @@ START_TEST(variable_fixtures)
             int fd = tmpfd();
             char err[256] = "", what[400];
             snprintf(what, sizeof what, "%s at %d", file, (int)sizes[i]);
-            int rc = b2f_rechunk_into(src, fd, sizes[i], err, sizeof err);
+            int rc = b2f_rechunk_into(src, fd, sizes[i], 1, err, sizeof err);
             ck_assert_msg(rc == 0, "%s: %s (%s)", what, b2f_strerror(rc), err);
             int32_t want = sizes[i];
             if (!want) {   /* the largest chunk, at least 64 KiB, whole items */
@@ -188,6 +204,12 @@ START_TEST(variable_fixtures)
                 want = (want + ts - 1) / ts * ts;
             }
             check_copy(src, fd, sha, want, what);
+            if (i == 0) { /* blocks coded by more threads: the same file */
+                int fd3 = tmpfd();
+                ck_assert_int_eq(b2f_rechunk_into(src, fd3, 0, 3, err, sizeof err), 0);
+                ck_assert_msg(same_bytes(fd, fd3), "%s: 3 threads wrote another file", what);
+                close(fd3);
+            }
             keep_copy(fd, file, sizes[i]);
             close(fd);
         }
@@ -218,7 +240,7 @@ START_TEST(fixed_frames)
         b2_frame *src = open_path(tu_data_path(files[i]), B2F_RDONLY, &sfd);
         int fd = tmpfd();
         char err[256] = "";
-        int rc = b2f_rechunk_into(src, fd, 100000, err, sizeof err);
+        int rc = b2f_rechunk_into(src, fd, 100000, 1, err, sizeof err);
         ck_assert_msg(rc == 0, "%s: %s (%s)", files[i], b2f_strerror(rc), err);
         check_copy(src, fd, sha, 100000, files[i]);
         close(fd);
@@ -246,7 +268,7 @@ START_TEST(staged_changes)
     free(want);
     int fd = tmpfd();
     char err[256] = "";
-    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, err, sizeof err), 0);
+    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, 1, err, sizeof err), 0);
     check_copy(src, fd, hex, 0, "staged");
     close(fd);
     b2f_close(src);
@@ -261,11 +283,11 @@ START_TEST(bad_input)
                               &sfd);
     char err[256];
     int fd = tmpfd();
-    ck_assert_int_eq(b2f_rechunk_into(src, fd, -1, err, sizeof err), B2F_ERANGE);
-    ck_assert_int_eq(b2f_rechunk_into(src, fd, B2_MAX_NBYTES + 1, err, sizeof err), B2F_ERANGE);
+    ck_assert_int_eq(b2f_rechunk_into(src, fd, -1, 1, err, sizeof err), B2F_ERANGE);
+    ck_assert_int_eq(b2f_rechunk_into(src, fd, B2_MAX_NBYTES + 1, 1, err, sizeof err), B2F_ERANGE);
     ck_assert(pwrite(fd, "x", 1, 0) == 1);   /* the output must be empty */
     err[0] = 0;
-    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, err, sizeof err), B2F_ERANGE);
+    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, 1, err, sizeof err), B2F_ERANGE);
     ck_assert(err[0]);
     close(fd);
     b2f_close(src);
@@ -275,7 +297,7 @@ START_TEST(bad_input)
     src = open_path(tu_data_path("bloscpack/f64-lz4-c262144-off-adler32.blp"), B2F_RDONLY,
                     &sfd);
     fd = tmpfd();
-    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, err, sizeof err), B2F_ERDONLY);
+    ck_assert_int_eq(b2f_rechunk_into(src, fd, 0, 1, err, sizeof err), B2F_ERDONLY);
     close(fd);
     b2f_close(src);
     close(sfd);
@@ -301,7 +323,7 @@ START_TEST(bad_input)
     ck_assert_int_eq(b2f_open(&src, sfd, B2F_RDONLY, NULL, NULL, 0), 0);
     fd = tmpfd();
     err[0] = 0;
-    int rc = b2f_rechunk_into(src, fd, 0, err, sizeof err);
+    int rc = b2f_rechunk_into(src, fd, 0, 1, err, sizeof err);
     ck_assert_msg(rc < 0, "damaged chunk copied");
     ck_assert_msg(strstr(err, "at ") != NULL, "error text: %s", err);
     close(fd);
