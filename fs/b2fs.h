@@ -290,7 +290,8 @@ int bcache_get(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, si
 int bcache_take(uint64_t gen, int64_t c, int32_t block, size_t off, void *dst, size_t len);
 void bcache_put(uint64_t gen, int64_t c, int32_t block, const void *src, size_t len);
 /* Room for a block of len bytes in the cache, contiguous, for a decoder to write the block
- * into: NULL when the cache is off or has no such room (other threads hold the rest). The
+ * into: NULL when the cache is off or has no such room (other threads hold the rest, or
+ * evicting a few blocks did not free a long enough run). The
  * caller then either publishes it under its key, which makes it a cached block (unless
  * another thread put that key first: then the room is given back), or cancels it. */
 typedef struct bcache_entry bcache_entry;

@@ -148,10 +148,15 @@ uint8_t *bcache_reserve(size_t len, bcache_entry **slot)
         pthread_mutex_unlock(&lock);
         return NULL;
     }
-    uint32_t first;
-    /* least recent blocks go until a run fits; runs reserved by other threads stay */
-    while ((first = pagerun_alloc(&pages, need)) == PAGERUN_NONE && tail)
+    /* Least recent blocks go until a run fits; runs reserved by other threads stay.
+     * Blocks of one size free a fitting run at the first eviction; with mixed sizes the
+     * pages freed may lie apart, and rather than empty the cache for one block the
+     * search stops after freeing a few times what it needs (the block is then not kept). */
+    uint32_t first, freed = 0, enough = 2 * need + 16;
+    while ((first = pagerun_alloc(&pages, need)) == PAGERUN_NONE && tail && freed < enough) {
+        freed += pages_for(tail->len);
         drop_locked(tail);
+    }
     if (first == PAGERUN_NONE) {
         pthread_mutex_unlock(&lock);
         return NULL;

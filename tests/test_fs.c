@@ -370,23 +370,34 @@ START_TEST(bcache_reserved)
     ck_assert_uint_eq(bcache_used(), 0);
     ck_assert_ptr_nonnull(bcache_reserve(cap, &big));
     bcache_cancel(big);
+
+    /* one-page blocks, the least recent on every other page: a four-page block finds no
+     * run after a bounded number of evictions and is refused rather than flush them all */
+    for (int k = 0; k < 128; k++)
+        bcache_put(2, k, 0, src, 100);
+    for (int k = 1; k < 128; k += 2)
+        ck_assert(bcache_get(2, k, 0, 0, out, 100));
+    ck_assert_ptr_null(bcache_reserve(4 * page, &none));
+    int odd = 0, even = 0;
+    for (int k = 0; k < 128; k++)
+        if (bcache_get(2, k, 0, 0, out, 1))
+            *(k % 2 ? &odd : &even) += 1;
+    ck_assert_int_eq(odd, 64);
+    ck_assert_int_ge(even, 32);
+    ck_assert_ptr_nonnull(bcache_reserve(page, &e));
+    bcache_cancel(e);
     bcache_shutdown();
 }
 END_TEST
 
-/* Read-ahead (a NULL destination) decodes a chunk's blocks into the cache only, where a
- * reader then finds them, except those a streaming reader has already asked for; a zero
- * chunk needs nothing. */
-START_TEST(readahead_fills_cache)
+/* A node for r.b2frame in a new temporary backing directory, its chunks (cs bytes each,
+ * 32 KiB blocks, typesize 4) committed, with a 4 MiB block cache. */
+static b2fs_node *open_node(const uint8_t *const *chunks, int nchunks, size_t cs, b2fs_loc *loc)
 {
     strcpy(tmpl, "/tmp/b2fs-test-fs.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpl));
     char path[128];
     snprintf(path, sizeof path, "%s/r.b2frame", tmpl);
-    const size_t cs = 256 << 10;
-    uint8_t *data = malloc(cs), *out = malloc(cs), *zeros = calloc(1, cs);
-    ck_assert(data && out && zeros);
-    tu_fill_float_series(data, cs, 7);
     b2f_params p;
     b2f_params_default(&p);
     p.cp.typesize = 4;
@@ -397,8 +408,8 @@ START_TEST(readahead_fills_cache)
     b2_frame *f;
     char err[200];
     ck_assert_int_eq(b2f_create(&f, fd, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err), 0);
-    ck_assert_int_eq(b2f_update_chunk(f, NULL, 0, data, cs), 0);
-    ck_assert_int_eq(b2f_update_chunk(f, NULL, 1, zeros, cs), 0);
+    for (int c = 0; c < nchunks; c++)
+        ck_assert_int_eq(b2f_update_chunk(f, NULL, c, chunks[c], cs), 0);
     ck_assert_int_eq(b2f_commit(f, 0, err, sizeof err), 0);
     b2f_close(f);
     close(fd);
@@ -407,10 +418,32 @@ START_TEST(readahead_fills_cache)
     b2fs_cfg.rootfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(b2fs_cfg.rootfd, 0);
     bcache_init(4 << 20);
-    b2fs_loc loc;
-    ck_assert_int_eq(loc_resolve("/r", &loc), 0);
+    ck_assert_int_eq(loc_resolve("/r", loc), 0);
     b2fs_node *n;
-    ck_assert_int_eq(node_get("/r", &loc, &n), 0);
+    ck_assert_int_eq(node_get("/r", loc, &n), 0);
+    return n;
+}
+
+static void close_node(b2fs_node *n, b2fs_loc *loc)
+{
+    node_put(n);
+    loc_done(loc);
+    bcache_shutdown();
+    remove_tree();
+}
+
+/* Read-ahead (a NULL destination) decodes a chunk's blocks into the cache only, where a
+ * reader then finds them, except those a streaming reader has already asked for; a zero
+ * chunk needs nothing. */
+START_TEST(readahead_fills_cache)
+{
+    const size_t cs = 256 << 10;
+    uint8_t *data = malloc(cs), *out = malloc(cs), *zeros = calloc(1, cs);
+    ck_assert(data && out && zeros);
+    tu_fill_float_series(data, cs, 7);
+    const uint8_t *chunks[] = { data, zeros };
+    b2fs_loc loc;
+    b2fs_node *n = open_node(chunks, 2, cs, &loc);
     const b2_chunk_layout *lay;
     ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
     int32_t bs = lay->info.blocksize, nblocks = lay->info.nblocks;
@@ -451,13 +484,41 @@ START_TEST(readahead_fills_cache)
     ck_assert(!bcache_get(n->gen, 0, 4, 0, out, 1));
     ck_assert_uint_eq(bcache_used(), 2 * (size_t)bs);
 
-    node_put(n);
-    loc_done(&loc);
-    bcache_shutdown();
-    remove_tree();
+    close_node(n, &loc);
     free(data);
     free(out);
     free(zeros);
+}
+END_TEST
+
+/* A stored (incompressible, memcpyed) chunk is read block by block and never enters the
+ * cache, nor is it read ahead. */
+START_TEST(stored_chunks_not_cached)
+{
+    const size_t cs = 256 << 10;
+    uint8_t *data = malloc(cs), *out = malloc(cs);
+    ck_assert(data && out);
+    tu_fill_random(data, cs, 8);
+    const uint8_t *chunks[] = { data };
+    b2fs_loc loc;
+    b2fs_node *n = open_node(chunks, 1, cs, &loc);
+    const b2_chunk_layout *lay;
+    ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
+    ck_assert(lay->info.memcpyed);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert_uint_eq(bcache_used(), 0);
+    const uint32_t at[][2] = { { 5, 4096 }, { 40000, 70000 }, { 0, (uint32_t)cs } };
+    const int modes[] = { B2FS_READ_KEEP, B2FS_READ_STREAM };
+    for (size_t i = 0; i < 3; i++)
+        for (size_t m = 0; m < 2; m++) {
+            memset(out, 0, cs);
+            ck_assert_int_eq(node_read_chunk_part(n, 0, at[i][0], at[i][1], out, modes[m]), 0);
+            ck_assert_msg(memcmp(out, data + at[i][0], at[i][1]) == 0, "read %zu differs", i);
+            ck_assert_uint_eq(bcache_used(), 0);
+        }
+    close_node(n, &loc);
+    free(data);
+    free(out);
 }
 END_TEST
 
@@ -473,6 +534,7 @@ int main(void)
     tcase_add_test(tc, pagerun_model);
     tcase_add_test(tc, bcache_reserved);
     tcase_add_test(tc, readahead_fills_cache);
+    tcase_add_test(tc, stored_chunks_not_cached);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
