@@ -119,6 +119,10 @@ int b2f_set_layout_bound(b2_frame *f, int bound);
  * Returns bytes written. */
 int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
                     void *dst, size_t dst_len);
+/* Copies bytes [off, off + len) of chunk n into dst when it is a stored (memcpyed) chunk of
+ * a contiguous frame: only those bytes are read, whatever the chunk's blocksize. Returns 0,
+ * 1 when chunk n is not such a chunk (nothing read), or an error code. */
+int b2f_read_stored(b2_frame *f, int64_t n, uint32_t off, uint32_t len, void *dst);
 /* Decodes all of chunk n into dst. Returns its nbytes. */
 int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_len);
 /* Reads len content bytes at off (fewer at the end). Returns the count. */

@@ -372,6 +372,37 @@ int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t
     return rc;
 }
 
+int b2f_read_stored(b2_frame *f, int64_t n, uint32_t off, uint32_t len, void *dst)
+{
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    if (f->kind != B2F_KIND_FRAME)
+        return 1;
+    b2f_lay *e;
+    int rc = lay_get(f, n, &e);
+    if (rc < 0)
+        return rc;
+    const b2_chunk_info *ci = &e->lay.info;
+    if (!ci->memcpyed || ci->special != B2_SPECIAL_NONE) {
+        rc = 1;
+    } else if ((uint64_t)off + len > (uint64_t)ci->nbytes) {
+        rc = B2F_ERANGE;
+    } else {
+        b2_chunk_src src;
+        disk_src d;
+        src_for(f, n, e, &src, &d);
+        uint64_t at = (uint64_t)ci->header_len + off;
+        if (!src.mem)
+            rc = disk_read(&d, at, len, dst);
+        else if (at + len <= src.mem_len)
+            memcpy(dst, src.mem + at, len);
+        else
+            rc = B2E_TRUNCATED;
+    }
+    lay_put(e);
+    return rc;
+}
+
 /* The stored bytes of chunk n: *out is malloc'ed. */
 int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
 {

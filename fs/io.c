@@ -185,14 +185,19 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
     b2_dctx *ctx = thread_dctx();
     if (!ctx)
         return -ENOMEM;
-    /* A stored (memcpyed) chunk is read by blocks like the others, but they are never
-     * kept or read ahead: reading one is a pread that the backing file's page cache
-     * serves as well as our cache would. */
-    int stored = sp == B2_SPECIAL_NONE && lay->info.memcpyed;
-    if (stored && !dst)
-        return 0;
-    if (sp != B2_SPECIAL_NONE || (lay->info.nblocks == 0 && !stored)) {
-        /* special values and empty chunks: one "block", the whole chunk */
+    if (sp == B2_SPECIAL_NONE && lay->info.memcpyed) {
+        /* Stored: the bytes asked for are read as they are, nothing is kept or read
+         * ahead (the backing file's page cache serves them as well as our cache would;
+         * C-Blosc2 gives such chunks one block of the whole chunk). */
+        if (!dst)
+            return 0;
+        r = b2f_read_stored(f, c, off, len, dst);
+        if (r <= 0)
+            return r < 0 ? damaged(n, c, r) : 0;
+        /* not a contiguous frame (Bloscpack): read whole below */
+    }
+    if (sp != B2_SPECIAL_NONE || lay->info.nblocks == 0) {
+        /* special values and stored chunks of Bloscpack files: one "block", the whole chunk */
         if (lookup(n->gen, c, 0, off, dst, dst ? len : 0))
             return 0;
         bcache_entry *slot = NULL;
@@ -228,10 +233,9 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
          * two would otherwise decode the rest of the chunk side by side, each block twice */
         int reader_has_it = !dst && mode == B2FS_READ_AHEAD &&
                             node_behind_reader(n, cstart + bstart + blen);
-        if (!reader_has_it && (stored || !lookup(n->gen, c, b, within, out, dst ? take : 0))) {
+        if (!reader_has_it && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
             int whole = dst && !within && take == blen;
-            int keep = !stored &&
-                       worth_keeping(n, mode, within + take == blen, cstart + bstart + blen);
+            int keep = worth_keeping(n, mode, within + take == blen, cstart + bstart + blen);
             /* a block the reader wants only part of (or not at all) is decoded straight
              * into the cache when it is to be kept there, else into the scratch buffer */
             bcache_entry *slot = NULL;
@@ -250,7 +254,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
             if (dst && !whole)
                 memcpy(out, target + within, take);
             /* read-ahead: the reader may have passed this block while it was decoded */
-            if (keep && mode == B2FS_READ_AHEAD)
+            if (mode == B2FS_READ_AHEAD)
                 keep = worth_keeping(n, mode, 0, cstart + bstart + blen);
             if (slot && keep)
                 bcache_publish(slot, n->gen, c, b);

@@ -390,6 +390,8 @@ START_TEST(bcache_reserved)
 }
 END_TEST
 
+static b2fs_node *open_backing_node(b2fs_loc *loc);
+
 /* A node for r.b2frame in a new temporary backing directory, its chunks (cs bytes each,
  * 32 KiB blocks, typesize 4) committed, with a 4 MiB block cache. */
 static b2fs_node *open_node(const uint8_t *const *chunks, int nchunks, size_t cs, b2fs_loc *loc)
@@ -413,7 +415,12 @@ static b2fs_node *open_node(const uint8_t *const *chunks, int nchunks, size_t cs
     ck_assert_int_eq(b2f_commit(f, 0, err, sizeof err), 0);
     b2f_close(f);
     close(fd);
+    return open_backing_node(loc);
+}
 
+/* A node for r.b2frame, already in tmpl, with a 4 MiB block cache. */
+static b2fs_node *open_backing_node(b2fs_loc *loc)
+{
     b2fs_cfg.backing = tmpl;
     b2fs_cfg.rootfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(b2fs_cfg.rootfd, 0);
@@ -491,8 +498,8 @@ START_TEST(readahead_fills_cache)
 }
 END_TEST
 
-/* A stored (incompressible, memcpyed) chunk is read block by block and never enters the
- * cache, nor is it read ahead. */
+/* A stored (incompressible, memcpyed) chunk is read as it is, the bytes asked for, and
+ * never enters the cache, nor is it read ahead. */
 START_TEST(stored_chunks_not_cached)
 {
     const size_t cs = 256 << 10;
@@ -514,8 +521,35 @@ START_TEST(stored_chunks_not_cached)
             memset(out, 0, cs);
             ck_assert_int_eq(node_read_chunk_part(n, 0, at[i][0], at[i][1], out, modes[m]), 0);
             ck_assert_msg(memcmp(out, data + at[i][0], at[i][1]) == 0, "read %zu differs", i);
-            ck_assert_uint_eq(bcache_used(), 0);
+                    ck_assert_uint_eq(bcache_used(), 0);
         }
+    close_node(n, &loc);
+
+    /* C-Blosc2 gives a stored chunk one block of the whole chunk: parts of it still read
+     * right, and nothing is kept */
+    strcpy(tmpl, "/tmp/b2fs-test-fs.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    size_t flen;
+    uint8_t *file = tu_read_file(tu_data_path("random-lz45-shuffle-t8-c131072.b2frame"), &flen);
+    ck_assert_ptr_nonnull(file);
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.b2frame", tmpl);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, file, flen), (ssize_t)flen);
+    close(fd);
+    free(file);
+    n = open_backing_node(&loc);
+    ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
+    ck_assert(lay->info.memcpyed);
+    ck_assert_int_eq(lay->info.blocksize, lay->info.nbytes);
+    size_t nb = (size_t)lay->info.nbytes;
+    ck_assert_int_eq(b2f_read_chunk(n->frame, thread_dctx(), 0, data, cs), (int)nb);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 1000, 4096, out, B2FS_READ_KEEP), 0);
+    ck_assert(memcmp(out, data + 1000, 4096) == 0);
+    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)nb, out, B2FS_READ_STREAM), 0);
+    ck_assert(memcmp(out, data, nb) == 0);
+    ck_assert_uint_eq(bcache_used(), 0);
     close_node(n, &loc);
     free(data);
     free(out);
