@@ -260,7 +260,7 @@ int node_read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, ui
                 bcache_publish(slot, n->gen, c, b);
             else if (slot)
                 bcache_cancel(slot);
-            else if (keep)
+            else if (keep && whole) /* (room refused above is not asked for again) */
                 bcache_put(n->gen, c, b, target, blen);
         }
         pos += take;
