@@ -206,6 +206,26 @@ B2K_INLINE size_t SIMD(shuffle_pow2)(unsigned m, size_t n, const uint8_t *src, u
                   : SIMD(shuffle_ring)(m, n, src, dst, stride);
 }
 
+/* Vectors k0 .. k0 + n - 1 of the transpose of ITEMS items of typesize ts (in x[0..n)),
+ * stored to dst + d (and XORed with ref + d). */
+B2K_INLINE void SIMD(put_transposed)(uint8_t *dst, const uint8_t *ref, size_t d, unsigned ts,
+                                     unsigned k0, const V *x, unsigned n)
+{
+#ifdef V_JOIN_LANES
+    /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < n; k += 2) {
+        size_t at = d + 16 * (k0 + k);
+        SIMD(put)(dst, ref, at, V_JOIN_LANES(x[k], x[k + 1], 0));
+        SIMD(put)(dst, ref, at + 16 * ts, V_JOIN_LANES(x[k], x[k + 1], 1));
+    }
+#else
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < n; k++)
+        SIMD(put)(dst, ref, d + 16 * (k0 + k), x[k]);
+#endif
+}
+
 /* Typesize 16 in two halves: the first round pairs rows j and j + 8, after which the
  * vectors of each half go through the other three rounds on their own. Eight vectors in
  * flight instead of sixteen leave registers for the compiler (with all sixteen it spilled
@@ -225,18 +245,7 @@ B2K_INLINE void SIMD(unshuffle_group16)(const uint8_t *s, size_t stride, uint8_t
         for (unsigned r = 0; r < 3; r++)
             SIMD(round)(y, 8, 2 - r);
         /* y[k] is what vector 8h + k of the whole transpose would be */
-#ifdef V_JOIN_LANES
-#pragma GCC unroll 8
-        for (unsigned k = 0; k < 8; k += 2) {
-            size_t at = d + 16 * (8 * h + k);
-            SIMD(put)(dst, ref, at, V_JOIN_LANES(y[k], y[k + 1], 0));
-            SIMD(put)(dst, ref, at + 16 * 16, V_JOIN_LANES(y[k], y[k + 1], 1));
-        }
-#else
-#pragma GCC unroll 8
-        for (unsigned k = 0; k < 8; k++)
-            SIMD(put)(dst, ref, d + 16 * (8 * h + k), y[k]);
-#endif
+        SIMD(put_transposed)(dst, ref, d, 16, 8 * h, y, 8);
     }
 }
 
@@ -256,18 +265,7 @@ B2K_INLINE void SIMD(unshuffle_group)(unsigned m, const uint8_t *s, size_t strid
 #pragma GCC unroll 4
     for (unsigned r = 0; r < m; r++)
         SIMD(round)(x, ts, (m - 1) - r);
-#ifdef V_JOIN_LANES
-    /* lane 0 of vectors k and k + 1 are 32 consecutive bytes; so are their lanes 1 */
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < ts; k += 2) {
-        SIMD(put)(dst, ref, d + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 0));
-        SIMD(put)(dst, ref, d + 16 * ts + 16 * k, V_JOIN_LANES(x[k], x[k + 1], 1));
-    }
-#else
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < ts; k++)
-        SIMD(put)(dst, ref, d + 16 * k, x[k]);
-#endif
+    SIMD(put_transposed)(dst, ref, d, ts, 0, x, ts);
 }
 
 /* For typesize 16 the 16 rows of a power-of-two block all fall in one L1 set, which
