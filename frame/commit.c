@@ -65,23 +65,23 @@ static int write_tail(const b2_frame *f, int fd, const int64_t *offs, uint64_t p
     return rc;
 }
 
-static int sync_if(const b2_frame *f, int durable)
+static int sync_if(const b2f_io *io, int fd, int durable)
 {
-    return durable && f->io.fdatasync(f->fd) != 0 ? B2E_IO : 0;
+    return durable && io->fdatasync(fd) != 0 ? B2E_IO : 0;
 }
 
 int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
                      int durable, int *written, char *err, size_t errlen)
 {
     *written = 0;
-    if (durable && io->fdatasync(fd) != 0)
-        return b2f_fail(err, errlen, B2E_IO, "fdatasync before the header failed");
-    int rc = b2f_io_pwrite(io, fd, img, hlen, 0);
+    int rc = sync_if(io, fd, durable);
     if (rc < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
+    if ((rc = b2f_io_pwrite(io, fd, img, hlen, 0)) < 0)
         return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
     *written = 1;
-    if (durable && io->fdatasync(fd) != 0)
-        return b2f_fail(err, errlen, B2E_IO, "fdatasync after the header failed");
+    if ((rc = sync_if(io, fd, durable)) < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
     /* bytes past the frame: from this commit's predecessors that failed before their header */
     struct stat st;
     if (fstat(fd, &st) == 0 && st.st_size > (off_t)end && io->ftruncate(fd, (off_t)end) != 0)
@@ -174,7 +174,7 @@ static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_
         end = pos + f->trailer_len;
         b2f_be_put(img + HP_FRAME_LEN, end, 8);
         b2f_be_put(img + HP_CBYTES, index_off - hl, 8);
-        rc = sync_if(f, durable);
+        rc = sync_if(&f->io, f->fd, durable);
     }
     if (rc == 0)
         rc = b2f_io_pwrite(&f->io, f->fd, img, hl, 0);
@@ -183,7 +183,7 @@ static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_
         f->h.cbytes = (int64_t)(index_off - hl);
         if (f->file_size < (int64_t)end)
             f->file_size = (int64_t)end;
-        rc = sync_if(f, durable);
+        rc = sync_if(&f->io, f->fd, durable);
     }
     free(tr);
     free(img);
