@@ -80,7 +80,7 @@ int b2_codec_from_name(const char *name);
 
 /* A parsed and validated chunk header. */
 typedef struct b2_chunk_info {
-    uint8_t version;       /* chunk format version: 1..2 Blosc1, 3..5 Blosc2 */
+    uint8_t version;       /* chunk format version: 1..2 Blosc1, 3..6 Blosc2 */
     uint8_t versionlz;
     uint8_t flags;         /* raw header flags byte */
     uint8_t typesize;
@@ -97,6 +97,11 @@ typedef struct b2_chunk_info {
     int dont_split;        /* flags bit 4 */
     int has_dict;
     int32_t nblocks;       /* 0 for special and memcpyed chunks */
+    /* Variable-length blocks (C-Blosc2 3.x, format 6): nblocks blocks of their own sizes,
+     * each stream headed by its decoded size. Their sizes are known only from the
+     * streams, so blocksize is set to nbytes: whoever goes by blocksize takes the chunk
+     * as one block, and decoding that block decodes all of them. */
+    int vlblocks;
 } b2_chunk_info;
 
 /* Parses the header at src (len bytes available; at least 32, or 16 for a Blosc1

@@ -21,7 +21,7 @@ enum {
     HDR_UDCODEC = 22,
     HDR_COMPCODE_META = 23,
     HDR_FILTERS_META = 24,
-    HDR_FLAGS2 = 30,     /* C-Blosc2's variable-length-blocks byte ("reserved" here) */
+    HDR_FLAGS2 = 30,     /* bit 0: variable-length blocks */
     HDR_BLOSC2_FLAGS = 31,
 };
 
@@ -35,6 +35,7 @@ enum {
     FLAG_EXTENDED = FLAG_SHUFFLE | FLAG_BITSHUFFLE,
     B2FLAG_DICT = 0x01,
     B2FLAG_LAZY = 0x08,
+    FLAGS2_VL_BLOCKS = 0x01,
 };
 
 /* Format codes in flags bits 5..7. */

@@ -60,6 +60,14 @@ static size_t max_block_extent(const b2_chunk_info *in)
     return (size_t)in->blocksize + 5 * ((size_t)in->typesize + 1);
 }
 
+static int has_filters(const b2_chunk_info *in)
+{
+    int filtered = 0;
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        filtered |= in->filters[i] != B2_NOFILTER && in->filters[i] != B2_TRUNC_PREC;
+    return filtered;
+}
+
 /* Decodes block nb from its streams in ext (ext_len bytes, all of them inside the
  * chunk) into out. */
 static int decode_block(b2_worker *ctx, const b2_chunk_info *in, const b2_stream_codec *codec,
@@ -77,9 +85,7 @@ static int decode_block(b2_worker *ctx, const b2_chunk_info *in, const b2_stream
      * whole items (FIXTURES.md): read it as the rest of the block. */
     int32_t nstreams = nbase + (bsize % nbase != 0);
 
-    int filtered = 0;
-    for (int i = 0; i < B2_MAX_FILTERS; i++)
-        filtered |= in->filters[i] != B2_NOFILTER && in->filters[i] != B2_TRUNC_PREC;
+    int filtered = has_filters(in);
     uint8_t *stage = out;
     if (filtered) {
         int rc = b2_grow(&ctx->scratch, &ctx->scratch_cap, 2 * (size_t)in->blocksize);
@@ -129,6 +135,45 @@ static int decode_block(b2_worker *ctx, const b2_chunk_info *in, const b2_stream
                                 dref, out);
 }
 
+/* Decodes one variable-length block, whose extent ext (ext_len bytes, up to the next
+ * block) is its size and then one stream: the block raw when it is as long, else the
+ * codec's bytes. At most room bytes are written to out. Returns the block's size. Delta
+ * takes each block as its own reference, as C-Blosc2 codes them. */
+static int decode_vl_block(b2_worker *w, const b2_chunk_info *in, const b2_stream_codec *codec,
+                           const uint8_t *ext, size_t ext_len, uint8_t *out, size_t room)
+{
+    if (ext_len <= 4)
+        return B2E_STREAM;
+    int32_t bsize = rd32(ext);
+    if (bsize <= 0 || (size_t)bsize > room)
+        return B2E_STREAM;
+    const uint8_t *p = ext + 4;
+    size_t plen = ext_len - 4;
+    int filtered = has_filters(in);
+    uint8_t *stage = out;
+    if (filtered) {
+        int rc = b2_grow(&w->scratch, &w->scratch_cap, 2 * (size_t)bsize);
+        if (rc < 0)
+            return rc;
+        stage = w->scratch;
+    }
+    if (plen == (size_t)bsize) {
+        memcpy(stage, p, plen);
+    } else {
+        int n = codec->decompress(&w->cs, p, (int32_t)plen, stage, bsize);
+        if (n < 0)
+            return n;
+        if (n != bsize)
+            return B2E_CORRUPT;
+    }
+    if (filtered) {
+        int rc = b2_pipeline_backward(in, 0, (size_t)bsize, stage, w->scratch + bsize, out, out);
+        if (rc < 0)
+            return rc;
+    }
+    return bsize;
+}
+
 /* Fills len bytes at chunk offset start of a special-value chunk. */
 static void fill_special(const b2_chunk_info *in, const uint8_t *value, size_t start,
                          size_t len, uint8_t *out)
@@ -171,6 +216,34 @@ static int fetch(const b2_chunk_src *src, uint64_t off, size_t len, uint8_t **bu
         return B2E_IO;
     *out = *buf;
     return B2E_OK;
+}
+
+/* All blocks of a variable-length-block chunk, one after another on one thread (their
+ * places in dst are known only once the blocks before them are decoded). */
+static int decode_vl_chunk(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,
+                           uint8_t *dst, size_t dst_len)
+{
+    const b2_chunk_info *in = &lay->info;
+    if ((size_t)in->nbytes > dst_len)
+        return B2E_DST_SMALL;
+    const b2_stream_codec *codec = b2_stream_codec_by_id(in->codec);
+    if (codec == NULL)
+        return B2E_CODEC;
+    b2_worker *w = &ctx->ws.w[0];
+    int rc = b2_codec_state_use_dict(&w->cs, in->codec, lay->dict, lay->dict_len);
+    size_t done = 0;
+    for (int32_t i = 0; i < in->nblocks && rc >= 0; i++) {
+        const uint8_t *p;
+        size_t ext = (size_t)(lay->bends[i] - lay->bstarts[i]);
+        rc = fetch(src, (uint64_t)lay->bstarts[i], ext, &w->cbuf, &w->cbuf_cap, &p);
+        if (rc >= 0)
+            rc = decode_vl_block(w, in, codec, p, ext, dst + done, (size_t)in->nbytes - done);
+        if (rc >= 0)
+            done += (size_t)rc;
+    }
+    if (rc >= 0 && done != (size_t)in->nbytes)
+        rc = B2E_STREAM;
+    return rc < 0 ? rc : in->nbytes;
 }
 
 static int load_and_decode(b2_worker *w, const b2_chunk_layout *lay, const b2_chunk_src *src,
@@ -270,6 +343,15 @@ int b2_chunk_decode(b2_dctx *ctx, const void *chunk, size_t chunk_len, void *dst
     }
     if (in.nblocks == 0)
         return 0;
+    if (in.vlblocks) {
+        b2_chunk_src src = {.mem = c, .mem_len = (size_t)in.cbytes};
+        b2_chunk_layout lay;
+        if ((rc = b2_chunk_layout_load(&lay, &src)) < 0)
+            return rc;
+        rc = decode_vl_chunk(ctx, &lay, &src, d, dst_len);
+        b2_chunk_layout_free(&lay);
+        return rc;
+    }
 
     int32_t data_start = in.header_len + 4 * in.nblocks;
     const uint8_t *dict = NULL;
@@ -306,10 +388,14 @@ static int by_start(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Block i's streams end where the next block (in file order) starts. */
+/* Block i's streams end where the next block (in file order) starts. The blocks of a
+ * variable-length-block chunk must lie in their order: C-Blosc2 refuses them otherwise. */
 static int compute_bends(b2_chunk_layout *lay, int32_t data_start)
 {
     int32_t n = lay->info.nblocks;
+    for (int32_t i = 1; lay->info.vlblocks && i < n; i++)
+        if (lay->bstarts[i] <= lay->bstarts[i - 1])
+            return B2E_BSTARTS;
     start_idx *s = malloc((size_t)n * sizeof *s);
     if (s == NULL)
         return B2E_NOMEM;
@@ -467,6 +553,8 @@ int b2_chunk_decode_blocks(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_ch
     }
     if (lay->bstarts == NULL || lay->bends == NULL)
         return B2E_PARAM;
+    if (in->vlblocks)   /* one block in the geometry: the whole chunk */
+        return decode_vl_chunk(ctx, lay, src, d, dst_len);
     const b2_stream_codec *codec = b2_stream_codec_by_id(in->codec);
     if (codec == NULL)
         return B2E_CODEC;

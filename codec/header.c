@@ -72,10 +72,10 @@ int b2_chunk_parse_header(const void *src, size_t len, b2_chunk_info *in)
         in->udcodec = h[HDR_UDCODEC];
         in->compcode_meta = h[HDR_COMPCODE_META];
         in->blosc2_flags = h[HDR_BLOSC2_FLAGS];
-        /* Variable-length blocks (format 6) and lazy chunks (an in-memory form of
-         * C-Blosc2) are not chunks b2fs reads. */
-        if (h[HDR_FLAGS2] != 0)
+        if (h[HDR_FLAGS2] & ~FLAGS2_VL_BLOCKS)
             return B2E_VERSION;
+        in->vlblocks = h[HDR_FLAGS2] == FLAGS2_VL_BLOCKS;
+        /* Lazy chunks are an in-memory form of C-Blosc2, never found in a file. */
         if (in->blosc2_flags & B2FLAG_LAZY)
             return B2E_VERSION;
         /* The alpha format left the last slot uninitialised. */
@@ -94,6 +94,14 @@ int b2_chunk_parse_header(const void *src, size_t len, b2_chunk_info *in)
         if (in->filters[i] > B2_TRUNC_PREC)
             return B2E_FILTER;
 
+    if (in->vlblocks) {
+        /* The blocksize field counts the blocks; each has at least one byte. */
+        if (in->special != B2_SPECIAL_NONE || in->memcpyed || in->blocksize == 0 ||
+            in->blocksize > in->nbytes)
+            return B2E_HEADER;
+        in->nblocks = in->blocksize;
+        in->blocksize = in->nbytes;
+    }
     if (in->special != B2_SPECIAL_NONE)
         return check_special(in);
     if (in->memcpyed) {
@@ -105,7 +113,7 @@ int b2_chunk_parse_header(const void *src, size_t len, b2_chunk_info *in)
         if (in->blocksize == 0 || in->blocksize > in->nbytes)
             return B2E_HEADER;
     }
-    if (in->nbytes > 0 && in->blocksize > 0)
+    if (in->nbytes > 0 && in->blocksize > 0 && !in->vlblocks)
         in->nblocks = in->nbytes / in->blocksize + (in->nbytes % in->blocksize != 0);
     if (in->memcpyed) {
         in->nblocks = 0;

@@ -137,7 +137,8 @@ START_TEST(test_header_fields)
         {8, 1, 4, B2E_HEADER},         /* 5000 block starts do not fit */
         {3, 0, 1, B2E_HEADER},         /* typesize 0 */
         {0, 0, 1, B2E_VERSION},        /* version 0 */
-        {30, 1, 1, B2E_VERSION},       /* variable-length blocks */
+        {30, 2, 1, B2E_VERSION},       /* unknown bit in the second flags byte */
+        {30, 1, 1, B2E_HEADER},        /* variable-length blocks: 1024 block starts */
         {31, 0x08, 1, B2E_VERSION},    /* lazy chunk */
         {31, 0x50, 1, B2E_HEADER},     /* special id 5 */
         {31, 0x70, 1, B2E_HEADER},
@@ -345,6 +346,110 @@ START_TEST(test_reader_failures)
 END_TEST
 
 /* Random byte changes in valid chunks of every kind: never a crash. */
+/* Chunk 0 of a C-Blosc2 frame of variable-length-block chunks (tests/data/vlblocks),
+ * found by the frame header's length field; the caller frees *file. */
+static const uint8_t *vl_chunk(const char *name, uint8_t **file, int *cbytes)
+{
+    char path[256];
+    snprintf(path, sizeof path, "vlblocks/%s", name);
+    size_t len;
+    *file = tu_read_file(tu_data_path(path), &len);
+    ck_assert_msg(*file != NULL && len > 64, "%s missing", path);
+    const uint8_t *f = *file;
+    uint32_t hl = (uint32_t)f[11] << 24 | (uint32_t)f[12] << 16 | (uint32_t)f[13] << 8 | f[14];
+    ck_assert(hl + 32 < len);
+    *cbytes = get32(f + hl + 12);
+    ck_assert(*cbytes > 32 && hl + (size_t)*cbytes <= len);
+    return f + hl;
+}
+
+/* Variable-length-block chunks: read whole, by their one geometric block, and every
+ * field that can lie about the blocks refused. */
+START_TEST(test_vlblocks)
+{
+    const char *names[] = {"vl-zstd5-shuffle-t4.b2frame", "vl-zstd3-none-t1-dict.b2frame",
+                           "vl-lz45-bitshuffle-t8.b2frame"};
+    for (size_t k = 0; k < N(names); k++) {
+        uint8_t *file;
+        int cb;
+        const uint8_t *good = vl_chunk(names[k], &file, &cb);
+        b2_chunk_info in;
+        ck_assert_int_eq(b2_chunk_parse_header(good, (size_t)cb, &in), 0);
+        ck_assert(in.vlblocks && in.version == 6 && in.nblocks > 1 && in.blocksize == in.nbytes);
+        int32_t nb = in.nbytes;
+        ck_assert_int_eq(try_all(good, (size_t)cb, (size_t)nb), nb);
+        ck_assert_int_eq(try_all(good, (size_t)cb, (size_t)nb - 1), B2E_DST_SMALL);
+        ck_assert_int_eq(try_all(good, (size_t)cb - 1, (size_t)nb), B2E_TRUNCATED);
+        /* the same bytes whole and through a layout */
+        uint8_t *whole = malloc((size_t)nb), *part = malloc((size_t)nb);
+        b2_dctx *d = b2_dctx_new();
+        ck_assert_int_eq(b2_chunk_decode(d, good, (size_t)cb, whole, (size_t)nb), nb);
+        b2_chunk_src src = mem_src(good, (size_t)cb);
+        b2_chunk_layout lay;
+        ck_assert_int_eq(b2_chunk_layout_load(&lay, &src), 0);
+        ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 0, 1, part, (size_t)nb), nb);
+        ck_assert(memcmp(whole, part, (size_t)nb) == 0);
+        ck_assert_int_eq(b2_chunk_decode_blocks(d, &lay, &src, 1, 1, part, (size_t)nb), B2E_PARAM);
+        b2_chunk_layout_free(&lay);
+        b2_dctx_free(d);
+        free(whole);
+        free(part);
+
+        uint8_t *c = malloc((size_t)cb);
+        int32_t b0 = get32(good + 32), b1 = get32(good + 36);
+        struct { int off; int32_t v; int width; int want; } cases[] = {
+            {30, 3, 1, B2E_VERSION},       /* another flags2 bit */
+            {2, good[2] | 0x02, 1, B2E_HEADER},   /* memcpyed */
+            {31, good[31] | 0x10, 1, B2E_HEADER}, /* a zero special chunk */
+            {8, 0, 4, B2E_HEADER},         /* no blocks */
+            {8, nb + 1, 4, B2E_HEADER},    /* more blocks than bytes */
+            {32, b1, 4, B2E_BSTARTS},      /* blocks out of order */
+            {36, b0, 4, B2E_BSTARTS},
+            {32, 8, 4, B2E_BSTARTS},       /* block 0 inside the header */
+            {32, cb, 4, B2E_BSTARTS},      /* past the end */
+            {b0, 0, 4, B2E_STREAM},        /* block 0's size */
+            {b0, -1, 4, B2E_STREAM},
+            {b0, nb + 1, 4, B2E_STREAM},
+        };
+        for (size_t i = 0; i < N(cases); i++) {
+            memcpy(c, good, (size_t)cb);
+            if (cases[i].width == 4)
+                set32(c + cases[i].off, cases[i].v);
+            else
+                c[cases[i].off] = (uint8_t)cases[i].v;
+            int rc = try_all(c, (size_t)cb, (size_t)nb);
+            ck_assert_msg(rc == cases[i].want, "%s case %zu: got %d (%s), want %d", names[k], i,
+                          rc, b2_strerror(rc), cases[i].want);
+        }
+        /* block 0 said to be shorter or longer by a little: the blocks no longer add up
+         * to nbytes, or a stream does not decode to the size given */
+        for (int delta = -3; delta <= 3; delta++) {
+            if (delta == 0)
+                continue;
+            memcpy(c, good, (size_t)cb);
+            set32(c + b0, get32(good + b0) + delta);
+            int rc = try_all(c, (size_t)cb, (size_t)nb);
+            ck_assert_msg(rc < 0, "%s: block 0 size %+d read as %d", names[k], delta, rc);
+        }
+        /* random damage: errors only (and no stray access under the sanitizers) */
+        uint64_t seed = 5 + k;
+        for (int iter = 0; iter < 300; iter++) {
+            memcpy(c, good, (size_t)cb);
+            for (int f = 0; f < 1 + iter % 4; f++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                size_t at = (size_t)(seed >> 33) % (size_t)cb;
+                if (iter % 2 == 0)
+                    at %= (size_t)(cb < 200 ? cb : 200);
+                c[at] ^= (uint8_t)(1u << ((seed >> 20) & 7));
+            }
+            try_all(c, (size_t)cb, (size_t)nb);
+        }
+        free(c);
+        free(file);
+    }
+}
+END_TEST
+
 START_TEST(test_random_corruption)
 {
     struct { int codec, ts; const char *f; int32_t bs; size_t n; int b1; } kinds[] = {
@@ -392,6 +497,7 @@ int main(void)
     tcase_add_test(tc, test_special_and_memcpy_headers);
     tcase_add_test(tc, test_dictionary_section);
     tcase_add_test(tc, test_reader_failures);
+    tcase_add_test(tc, test_vlblocks);
     tcase_add_test(tc, test_random_corruption);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
