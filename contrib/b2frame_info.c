@@ -228,6 +228,8 @@ static int info_text(const bt_input *in, int chunks)
     else
         printf("chunksize: variable\n");
     printf("blocksize: %d\n", (int)st->blocksize);
+    if (st->vlblocks)
+        printf("blocks: variable-length (each chunk's blocks have their own sizes)\n");
     printf("splitmode: %s\n", split_name(st->splitmode));
     printf("nchunks: %lld\n", (long long)st->nchunks);
     printf("special_chunks: %lld\n", (long long)s.nspecial);
@@ -258,6 +260,7 @@ static int info_json(const bt_input *in, int chunks)
         printf(", \"clevel\": %d", st->clevel);
     printf(", \"filters\": \"%s\", \"typesize\": %d, \"chunksize\": %d, \"blocksize\": %d", s.filters,
            st->typesize, (int)st->chunksize, (int)st->blocksize);
+    printf(", \"vlblocks\": %s", st->vlblocks ? "true" : "false");
     printf(", \"splitmode\": \"%s\", \"nchunks\": %lld, \"special_chunks\": %lld", split_name(st->splitmode),
            (long long)st->nchunks, (long long)s.nspecial);
     printf(", \"nbytes\": %lld, \"cbytes\": %lld, \"file_len\": %lld, \"ratio\": %.4f",

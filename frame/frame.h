@@ -65,6 +65,7 @@ typedef struct b2f_stat {
     uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
     int frame_version;      /* frame format version (Bloscpack: its header version) */
     int nmeta, nvlmeta;
+    int vlblocks;           /* chunks of variable-length blocks (C-Blosc2 3.x) */
 } b2f_stat;
 
 /* I/O used for every file access, so that tests can inject failures. NULL members (or a

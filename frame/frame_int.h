@@ -125,7 +125,7 @@ struct b2_frame {
     int vlmeta_cap;
 
     /* contents: committed and staged */
-    int variable;           /* chunks of any size (header chunksize 0) */
+    int variable;           /* chunks of any size (chunksize 0 or variable-length blocks) */
     int64_t nchunks, cap;
     b2f_chunk *chunks;
     uint64_t *starts;       /* variable only: content offset of chunk i (nchunks + 1) */

@@ -131,7 +131,10 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
         return rc;
     f->vlmeta_cap = f->nvlmeta + 1;
 
-    f->variable = h->chunksize == 0 && h->nbytes > 0;
+    /* A frame of variable-length-block chunks may still give a chunksize (when all its
+     * chunks are as long); its chunks are read as variable ones, and a rewrite before the
+     * first write leaves no such frame with ordinary chunks in it. */
+    f->variable = (h->chunksize == 0 || (h->gflags & B2F_VL_BLOCKS)) && h->nbytes > 0;
     f->nbytes = h->nbytes;
     if (h->nbytes > 0) {
         int64_t index_off = h->cbytes > h->frame_len ? INT64_MAX : h->header_len + h->cbytes;
@@ -229,6 +232,7 @@ void b2f_stat_get(b2_frame *f, b2f_stat *st)
     memcpy(st->filters, f->wp.cp.filters, B2_MAX_FILTERS);
     memcpy(st->filters_meta, f->wp.cp.filters_meta, B2_MAX_FILTERS);
     st->frame_version = f->h.gflags & 0x0f;
+    st->vlblocks = (f->h.gflags & B2F_VL_BLOCKS) != 0;
     st->nmeta = f->nmeta;
     st->nvlmeta = f->nvlmeta;
 }

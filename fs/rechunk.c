@@ -1,5 +1,5 @@
-/* Frames whose chunks have variable sizes (C-Blosc2 writes them) become writable by
- * being rewritten with fixed-size chunks before the first write. The rewrite goes to a
+/* Frames whose chunks have variable sizes or variable-length blocks (C-Blosc2 writes
+ * them) become writable by being rewritten with fixed-size chunks before the first write. The rewrite goes to a
  * temporary name next to the file and is renamed into place (node_replace_with, as
  * compaction does), so a crash at any point leaves either the old or the new file whole. */
 #include "fs/b2fs.h"
@@ -49,10 +49,11 @@ int node_make_fixed(b2fs_node *n)
         (r = node_replace_with(n, rechunk_default, "rewriting with fixed-size chunks")) == 0) {
         after_rechunk(n);
         b2fs_log(LOG_INFO, "%s: rewritten with fixed-size chunks of %ld bytes (its chunks had "
-                 "variable sizes) so that it can be written", n->path, (long)n->chunksize);
+                 "variable sizes or variable-length blocks) so that it can be written", n->path,
+                 (long)n->chunksize);
     } else if (r == -ESTALE) {
-        b2fs_log(LOG_WARNING, "%s: has chunks of variable sizes and is no longer at its name: "
-                 "stays read only", n->path);
+        b2fs_log(LOG_WARNING, "%s: has chunks of variable sizes or variable-length blocks and "
+                 "is no longer at its name: stays read only", n->path);
         r = -EOPNOTSUPP;
     }
     fl.l_type = F_UNLCK;

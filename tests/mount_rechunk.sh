@@ -1,7 +1,7 @@
 #!/bin/bash
-# Frames of variable-size chunks (written by C-Blosc2, tests/data/variable) take writes
-# through the mount: b2fs first rewrites such a file with fixed-size chunks (renamed into
-# place). Writes inside a chunk, across old and new chunk boundaries, into a zero run,
+# Frames of variable-size chunks (written by C-Blosc2, tests/data/variable) and of chunks
+# of variable-length blocks (tests/data/vlblocks) read through the mount and take writes:
+# b2fs first rewrites such a file with fixed-size chunks (renamed into place). Writes inside a chunk, across old and new chunk boundaries, into a zero run,
 # appends, holes and truncates are checked against the same operations on a plain copy;
 # the backing file stays a valid frame with its metalayers, vlmetalayers and xattrs; a
 # reader that had the file open sees the new bytes; a remount reads the same bytes.
@@ -48,6 +48,38 @@ while IFS=$'\t' read -r file nbytes sha rest; do
     [ "$(sha256sum <"$MNT/ro-${file%.b2frame}" | cut -c1-64)" = "$sha" ] || { bad=$((bad + 1)); echo "$file reads wrong"; }
 done <"$VDATA/MANIFEST.tsv"
 check "every variable-chunk fixture reads to its manifest sha256" [ $bad -eq 0 ]
+VLDATA=$top_srcdir/tests/data/vlblocks
+bad=0
+while IFS=$'\t' read -r file nbytes sha rest; do
+    [ "$file" = file ] && continue
+    cp "$VLDATA/$file" "$BACK/ro-$file"
+    [ "$(sha256sum <"$MNT/ro-${file%.b2frame}" | cut -c1-64)" = "$sha" ] || { bad=$((bad + 1)); echo "$file reads wrong"; }
+    [ "$(stat -c %s "$MNT/ro-${file%.b2frame}")" = "$nbytes" ] || { bad=$((bad + 1)); echo "$file: wrong size"; }
+done <"$VLDATA/MANIFEST.tsv"
+check "every variable-length-block fixture reads to its manifest sha256 and size" [ $bad -eq 0 ]
+# random ranges of one through the mount, against the whole
+check "ranges of a variable-length-block frame" /usr/bin/python3 -c "
+import random, sys
+r = random.Random(7)
+whole = open(sys.argv[1], 'rb').read()
+with open(sys.argv[1], 'rb', buffering=0) as f:
+    for _ in range(300):
+        off = r.randrange(len(whole) + 10); n = r.choice([1, 7, 4096, 65536, 200000])
+        f.seek(off)
+        if f.read(n) != whole[off:off + n]: sys.exit('range %d+%d differs' % (off, n))
+" "$MNT/ro-vl-zstd5-shuffle-t4"
+# writes: a frame of several chunks and one whose header gives a chunksize (one chunk)
+for x in vl-lz45-none-t1-dict vl-zstd5-shuffle-t4-one; do
+    cp "$VLDATA/$x.b2frame" "$BACK/"
+    "$B2FRAME" cat "$BACK/$x.b2frame" >"$PLAIN/$x"
+    check "$x: b2frame info names its variable-length blocks" \
+        grep -q "blocks: variable-length" <("$B2FRAME" info "$BACK/$x.b2frame")
+    check "$x: reads" same $x
+    check "$x: write inside it" put $x 3000 100 vl
+    check "$x: rewritten" grep -q "$x.b2frame: rewritten with fixed-size chunks" "$WORK/b2fs.log"
+    check "$x: append" put $x "$(stat -c %s "$PLAIN/$x")" 70000 vm
+    check "$x: identical" same $x
+done
 exec 3<"$MNT/$G"   # a reader with the file open across the rewrite
 check "write inside the first chunk" put $F 1000 100 a
 check "the log names the rewritten file" grep -q "$F.b2frame: rewritten with fixed-size chunks" "$WORK/b2fs.log"
@@ -75,9 +107,10 @@ check "the untouched one reads" same $H
 check "fsync through the mount" /usr/bin/python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDWR); os.fsync(fd)" "$MNT/$F"
 unmount_b2fs
 
-for x in $F $G; do
+for x in $F $G vl-lz45-none-t1-dict vl-zstd5-shuffle-t4-one; do
     check "b2frame verify: $x" frame_ok "$BACK/$x.b2frame"
     check "$x: fixed-size chunks now" not grep -q "chunksize: variable" <("$B2FRAME" info "$BACK/$x.b2frame")
+    check "$x: no variable-length blocks now" not grep -q "blocks: variable" <("$B2FRAME" info "$BACK/$x.b2frame")
     check "$x: decodes to the plain copy" cmp <("$B2FRAME" cat "$BACK/$x.b2frame") "$PLAIN/$x"
 done
 info=$("$B2FRAME" info "$BACK/$F.b2frame")

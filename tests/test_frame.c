@@ -127,6 +127,22 @@ START_TEST(fixture_frames)
 }
 END_TEST
 
+/* C-Blosc2 3.3 frames of chunks of variable-length blocks: read as frames of variable
+ * chunks, whatever chunksize the header gives. */
+START_TEST(fixture_vlblocks)
+{
+    check_manifest("vlblocks");
+    int fd = open_data("vlblocks/vl-zstd5-shuffle-t4-one.b2frame");
+    b2_frame *f;
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    ck_assert_int_eq(st.chunksize, 0);
+    b2f_close(f);
+    close(fd);
+}
+END_TEST
+
 START_TEST(fixture_bloscpack)
 {
     check_manifest("bloscpack");
@@ -734,6 +750,7 @@ static Suite *frame_suite(void)
     TCase *tc = tcase_create("read");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, fixture_frames);
+    tcase_add_test(tc, fixture_vlblocks);
     tcase_add_test(tc, fixture_bloscpack);
     tcase_add_test(tc, written_by_b2fs);
     tcase_add_test(tc, fixture_stat);

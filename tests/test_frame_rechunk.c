@@ -1,5 +1,6 @@
 /* Check tests of b2f_rechunk_into: every frame of variable-size chunks under
- * tests/data/variable (made by C-Blosc2) copied with fixed-size chunks decodes to its
+ * tests/data/variable, and of chunks of variable-length blocks under tests/data/vlblocks
+ * (both made by C-Blosc2), copied with fixed-size chunks decodes to its
  * manifest sha256, keeps its metalayers and vlmetalayers, and has zero runs as zero
  * special chunks; staged changes are included; bad input is refused.
  *
@@ -174,17 +175,21 @@ static int32_t largest_chunk(b2_frame *f)
     return big;
 }
 
-/* Every C-Blosc2 frame of variable-size chunks, with the default chunk size and with
- * small ones (chunks straddling the old boundaries, partial items included). */
+/* Every C-Blosc2 frame of variable-size chunks or variable-length blocks, with the
+ * default chunk size and with small ones (chunks straddling the old boundaries, partial
+ * items included). */
+static const char *const variable_dirs[] = {"variable", "vlblocks"};
+
 START_TEST(variable_fixtures)
 {
-    tu_manifest *m = tu_manifest_load("variable");
-    ck_assert_msg(m && m->nrows >= 4, "tests/data/variable/MANIFEST.tsv missing");
+    const char *dir = variable_dirs[_i];
+    tu_manifest *m = tu_manifest_load(dir);
+    ck_assert_msg(m && m->nrows >= 4, "tests/data/%s/MANIFEST.tsv missing", dir);
     for (int r = 0; r < m->nrows; r++) {
         const char *file = tu_manifest_get(m, r, "file");
         const char *sha = tu_manifest_get(m, r, "sha256");
         char name[300];
-        snprintf(name, sizeof name, "variable/%s", file);
+        snprintf(name, sizeof name, "%s/%s", dir, file);
         int sfd;
         b2_frame *src = open_path(tu_data_path(name), B2F_RDONLY, &sfd);
         b2f_stat ss;
@@ -337,7 +342,8 @@ static Suite *rechunk_suite(void)
     Suite *s = suite_create("frame rechunk");
     TCase *tc = tcase_create("rechunk");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, variable_fixtures);
+    tcase_add_loop_test(tc, variable_fixtures, 0,
+                        (int)(sizeof variable_dirs / sizeof variable_dirs[0]));
     tcase_add_test(tc, fixed_frames);
     tcase_add_test(tc, staged_changes);
     tcase_add_test(tc, bad_input);
