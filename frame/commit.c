@@ -29,11 +29,6 @@ int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8
     return 0;
 }
 
-/* Where a frame's tail went: index chunk (if any chunks) then trailer. */
-typedef struct tail_pos {
-    uint64_t index_off, trailer_off, end;
-} tail_pos;
-
 static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n, uint64_t pos,
                        uint64_t *next)
 {
@@ -45,23 +40,6 @@ static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n
     rc = b2f_io_pwrite(&f->io, fd, idx, (size_t)icb, pos);
     free(idx);
     *next = pos + (uint64_t)icb;
-    return rc;
-}
-
-static int write_tail(const b2_frame *f, int fd, const int64_t *offs, uint64_t pos, tail_pos *t)
-{
-    int rc = 0;
-    t->index_off = pos;
-    if (f->nbytes > 0 && (rc = write_index(f, fd, offs, f->nchunks, pos, &pos)) < 0)
-        return rc;
-    uint8_t *tr;
-    size_t tl;
-    if ((rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &tr, &tl)) < 0)
-        return rc;
-    rc = b2f_io_pwrite(&f->io, fd, tr, tl, pos);
-    free(tr);
-    t->trailer_off = pos;
-    t->end = pos + tl;
     return rc;
 }
 
@@ -90,21 +68,23 @@ int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, 
     return 0;
 }
 
-/* The header of a frame without chunks, then its in-memory state. */
+/* The header of a frame without chunks (its trailer of tl bytes right after it), then
+ * its in-memory state. */
 static int write_header(b2_frame *f, int durable, const b2f_hdr *h, const uint8_t *img,
-                        const tail_pos *t, char *err, size_t errlen)
+                        size_t tl, char *err, size_t errlen)
 {
     size_t hlen = f->meta_dirty ? (size_t)h->header_len : B2F_HEADER_MINLEN;
+    uint64_t end = (uint64_t)h->header_len + tl;
     int written;
-    int rc = b2f_write_header(&f->io, f->fd, img, hlen, t->end, durable, &written, err, errlen);
+    int rc = b2f_write_header(&f->io, f->fd, img, hlen, end, durable, &written, err, errlen);
     if (written) {
         f->h = *h;
         memcpy(f->hdr, img, (size_t)h->header_len);
-        f->trailer_len = (uint32_t)(t->end - t->trailer_off);
+        f->trailer_len = (uint32_t)tl;
         f->dirty = f->meta_dirty = f->vlmeta_dirty = 0;
     }
     if (rc == 0)
-        f->file_size = (int64_t)t->end;
+        f->file_size = (int64_t)end;
     return rc;
 }
 
@@ -212,10 +192,9 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
      * C-Blosc2 would look for it (see b2f_commit_is_atomic). */
     if (rc == 0 && write_trailer && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
         rc = b2f_fail(err, errlen, rc, "cannot write the trailer: %s", b2f_strerror(rc));
-    tail_pos t = {hl, hl, hl + tl};
     b2f_hdr h;
-    if (rc == 0 && (rc = b2f_header_image(f, (int64_t)t.end, 0, &img, &h)) == 0)
-        rc = write_header(f, durable, &h, img, &t, err, errlen);
+    if (rc == 0 && (rc = b2f_header_image(f, (int64_t)(hl + tl), 0, &img, &h)) == 0)
+        rc = write_header(f, durable, &h, img, tl, err, errlen);
     free(img);
     free(tr);
     return rc;
@@ -268,17 +247,13 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
         offs[i] = (int64_t)pos - f->h.header_len;
         pos += (uint64_t)cb;
     }
-    tail_pos t;
-    uint8_t *img = NULL;
-    b2f_hdr h;
-    if (rc == 0)
-        rc = write_tail(f, out_fd, offs, pos, &t);
-    if (rc == 0)
-        rc = b2f_header_image(f, (int64_t)t.end, (int64_t)t.index_off - f->h.header_len, &img,
-                              &h);
-    if (rc == 0)
-        rc = b2f_io_pwrite(&f->io, out_fd, img, (size_t)h.header_len, 0);
-    free(img);
+    b2f_tail t;
+    if (rc == 0 && (rc = b2f_tail_build(f, offs, pos, &t)) == 0) {
+        rc = b2f_tail_write(&f->io, out_fd, &t);
+        if (rc == 0)
+            rc = b2f_io_pwrite(&f->io, out_fd, t.img, (size_t)t.h.header_len, 0);
+        b2f_tail_free(&t);
+    }
     free(offs);
     if (rc < 0 && err && errlen && !err[0])
         b2f_fail(err, errlen, rc, "cannot write the compacted frame: %s", b2f_strerror(rc));

@@ -169,6 +169,20 @@ int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8
  * (durable), and the file cut at end (bytes of commits that failed before their header). */
 int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
                      int durable, int *written, char *err, size_t errlen);
+/* tail.c: what follows the chunks of a frame being written, laid out from the chunks'
+ * offsets (relative to the header start) and pos, the position after the last chunk:
+ * the index chunk (none without data), the trailer, and the header image giving their
+ * place. b2f_tail_write writes the index and the trailer, not the header. */
+typedef struct b2f_tail {
+    uint8_t *index, *trailer, *img;
+    int32_t index_len;
+    size_t trailer_len;
+    uint64_t index_off, trailer_off, end;
+    b2f_hdr h;              /* what img holds */
+} b2f_tail;
+int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t);
+int b2f_tail_write(const b2f_io *io, int fd, const b2f_tail *t);
+void b2f_tail_free(b2f_tail *t);
 /* pending.c, for b2f_commit: a pending commit of whatever is staged (metalayer and
  * vlmetalayer changes too), and its writes with fdatasyncs around the header (durable).
  * b2f_pending_end takes the frame to the new state once the header is written. */

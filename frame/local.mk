@@ -18,6 +18,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/encode.c \
 	frame/commit.c \
 	frame/pending.c \
+	frame/tail.c \
 	frame/rechunk.c \
 	frame/meta.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

@@ -29,11 +29,7 @@ struct b2f_pending {
     int written;            /* the header is written: the new frame is in place */
     pending_chunk *put;     /* staged chunks, sorted by data address (for _end) */
     int64_t nput;
-    uint8_t *index, *trailer, *img;
-    int32_t index_len;
-    size_t trailer_len;
-    uint64_t index_off, trailer_off, end;
-    b2f_hdr h;
+    b2f_tail t;
 };
 
 static void pending_free(b2f_pending *p)
@@ -41,9 +37,7 @@ static void pending_free(b2f_pending *p)
     if (!p)
         return;
     free(p->put);
-    free(p->index);
-    free(p->trailer);
-    free(p->img);
+    b2f_tail_free(&p->t);
     free(p);
 }
 
@@ -86,18 +80,8 @@ int b2f_pending_layout(b2_frame *f, b2f_pending **out)
         p->put[p->nput++] = (pending_chunk){c->data, c->cbytes, offs[i], 0};
         pos += (uint64_t)c->cbytes;
     }
-    p->index_off = pos;
-    int rc = b2f_index_encode(offs, f->nchunks, &p->index, &p->index_len);
+    int rc = b2f_tail_build(f, offs, pos, &p->t);
     free(offs);
-    if (rc == 0) {
-        p->trailer_off = p->index_off + (uint64_t)p->index_len;
-        rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &p->trailer, &p->trailer_len);
-    }
-    if (rc == 0) {
-        p->end = p->trailer_off + p->trailer_len;
-        rc = b2f_header_image(f, (int64_t)p->end, (int64_t)p->index_off - p->header_len, &p->img,
-                              &p->h);
-    }
     if (rc < 0) {
         pending_free(p);
         return rc;
@@ -131,14 +115,12 @@ int b2f_pending_write_all(b2f_pending *p, int durable, char *err, size_t errlen)
             return b2f_fail(err, errlen, rc, "cannot write chunks at %llu: %s",
                             (unsigned long long)at, b2f_strerror(rc));
     }
-    int rc = b2f_io_pwrite(&p->io, p->fd, p->index, (size_t)p->index_len, p->index_off);
-    if (rc == 0)
-        rc = b2f_io_pwrite(&p->io, p->fd, p->trailer, p->trailer_len, p->trailer_off);
+    int rc = b2f_tail_write(&p->io, p->fd, &p->t);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot write the index and trailer: %s",
                         b2f_strerror(rc));
-    return b2f_write_header(&p->io, p->fd, p->img, p->hlen, p->end, durable, &p->written, err,
-                            errlen);
+    return b2f_write_header(&p->io, p->fd, p->t.img, p->hlen, p->t.end, durable, &p->written,
+                            err, errlen);
 }
 
 int b2f_pending_write(b2f_pending *p, char *err, size_t errlen)
@@ -181,10 +163,10 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p)
         if (!p->put[i].settled)
             free(p->put[i].data);
     if (committed) {
-        f->h = p->h;
-        memcpy(f->hdr, p->img, (size_t)p->header_len);
-        f->trailer_len = (uint32_t)p->trailer_len;
-        f->file_size = (int64_t)p->end;
+        f->h = p->t.h;
+        memcpy(f->hdr, p->t.img, (size_t)p->header_len);
+        f->trailer_len = (uint32_t)p->t.trailer_len;
+        f->file_size = (int64_t)p->t.end;
         if (f->changes == p->changes)   /* nothing staged since it was laid out */
             f->dirty = f->meta_dirty = f->vlmeta_dirty = 0;
     }
