@@ -150,26 +150,25 @@ static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_
         rc = b2f_io_pwrite(&f->io, f->fd, tr, f->trailer_len, pos);
     if (rc == 0)
         rc = b2f_io_pread(&f->io, f->fd, img, hl, 0);
+    int written = 0;
     if (rc == 0) {
         end = pos + f->trailer_len;
         b2f_be_put(img + HP_FRAME_LEN, end, 8);
         b2f_be_put(img + HP_CBYTES, index_off - hl, 8);
-        rc = sync_if(&f->io, f->fd, durable);
+        rc = b2f_write_header(&f->io, f->fd, img, hl, end, durable, &written, err, errlen);
     }
-    if (rc == 0)
-        rc = b2f_io_pwrite(&f->io, f->fd, img, hl, 0);
-    if (rc == 0) {
+    if (written) {
         f->h.frame_len = (int64_t)end;
         f->h.cbytes = (int64_t)(index_off - hl);
-        if (f->file_size < (int64_t)end)
-            f->file_size = (int64_t)end;
-        rc = sync_if(&f->io, f->fd, durable);
+        f->file_size = rc == 0 || f->file_size < (int64_t)end ? (int64_t)end : f->file_size;
     }
     free(tr);
     free(img);
     free(offs);
-    return rc < 0 ? b2f_fail(err, errlen, rc, "cannot move chunks away from the header: %s",
-                             b2f_strerror(rc)) : 0;
+    if (rc < 0 && !written)
+        b2f_fail(err, errlen, rc, "cannot move chunks away from the header: %s",
+                 b2f_strerror(rc));
+    return rc;
 }
 
 /* C-Blosc2 reads the trailer of a frame without data right after the header. */
