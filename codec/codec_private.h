@@ -38,6 +38,12 @@ enum {
     FLAGS2_VL_BLOCKS = 0x01,
 };
 
+/* Whether a filter id is one b2fs applies and undoes. */
+static inline int b2_filter_known(uint8_t f)
+{
+    return f <= B2_TRUNC_PREC || f == B2_BYTEDELTA;
+}
+
 /* Format codes in flags bits 5..7. */
 enum {
     FORMAT_BLOSCLZ = 0,

@@ -141,9 +141,9 @@ static int all_same(const uint8_t *p, size_t n)
 /* Decoders undo delta on blocks other than block 0 against the fully decoded block 0,
  * which still carries the (lossy) filters applied before delta: code against that,
  * not against the input, so that decoding gives exactly the truncated input. */
-static const uint8_t *delta_reference(b2_cctx *ctx, const uint8_t *src, int32_t len0)
+static const uint8_t *delta_reference(b2_cctx *ctx, const b2_cparams *p, const uint8_t *src,
+                                      int32_t len0)
 {
-    const b2_cparams *p = &ctx->p;
     uint8_t before[B2_MAX_FILTERS] = {0};
     int i, any = 0;
     for (i = 0; i < B2_MAX_FILTERS && p->filters[i] != B2_DELTA; i++) {
@@ -163,9 +163,10 @@ static const uint8_t *delta_reference(b2_cctx *ctx, const uint8_t *src, int32_t 
     return ctx->dref;
 }
 
-/* The geometry of one chunk being encoded. */
+/* The parameters and geometry of one chunk being encoded. */
 typedef struct cjob {
     b2_cctx *ctx;
+    const b2_cparams *p;
     const uint8_t *src;
     int32_t nbytes, bs;
     int split;
@@ -179,7 +180,7 @@ typedef struct cjob {
 static int encode_block(const cjob *j, b2_worker *w, int32_t b, uint8_t *out, size_t room,
                         int *all_zero)
 {
-    const b2_cparams *p = &j->ctx->p;
+    const b2_cparams *p = j->p;
     size_t off = (size_t)b * j->bs;
     int32_t bsize = j->nbytes - (int32_t)off < j->bs ? j->nbytes - (int32_t)off : j->bs;
     int leftover = bsize < j->bs;
@@ -247,10 +248,9 @@ static void encode_item(void *arg, int worker, int32_t b)
  * 0 when it would not be smaller than `limit` (store memcpyed), or a B2E_* code.
  * *all_zero tells whether every stream was a run of zeros. With threads, each block
  * goes to its own slot first and the slots are joined in order: the same bytes. */
-static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32_t bs,
-                         int split, uint8_t *dst, size_t limit, int *all_zero)
+static int encode_blocks(b2_cctx *ctx, const b2_cparams *p, const uint8_t *src, int32_t nbytes,
+                         int32_t bs, int split, uint8_t *dst, size_t limit, int *all_zero)
 {
-    const b2_cparams *p = &ctx->p;
     int hl = p->blosc1_format ? B2_HEADER_LEN_V1 : B2_HEADER_LEN;
     int32_t nblocks = nbytes / bs + (nbytes % bs != 0);
     size_t pos = (size_t)hl + 4 * (size_t)nblocks;
@@ -258,8 +258,8 @@ static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32
         return 0;
     if (b2_grow(&ctx->ws.w[0].scratch, &ctx->ws.w[0].scratch_cap, 2 * (size_t)bs) < 0)
         return B2E_NOMEM;
-    cjob j = {ctx, src, nbytes, bs, split, NULL, (size_t)bs + 5 * (size_t)p->typesize + 8};
-    j.dref = delta_reference(ctx, src, nbytes < bs ? nbytes : bs);
+    cjob j = {ctx, p, src, nbytes, bs, split, NULL, (size_t)bs + 5 * (size_t)p->typesize + 8};
+    j.dref = delta_reference(ctx, p, src, nbytes < bs ? nbytes : bs);
     if (j.dref == NULL)
         return B2E_FILTER;
     *all_zero = 1;
@@ -303,16 +303,37 @@ static int encode_blocks(b2_cctx *ctx, const uint8_t *src, int32_t nbytes, int32
     return (int)pos;
 }
 
+/* C-Blosc2 2.x leaves the bytes of a block after its last whole bytedelta stream
+ * unset, both ways: a chunk with such a block is written without bytedelta (each chunk
+ * says its own filters). */
+static const b2_cparams *chunk_params(const b2_cparams *p, int32_t n, int32_t bs,
+                                      b2_cparams *tmp)
+{
+    const b2_cparams *use = p;
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        int32_t k = p->filters_meta[i] != 0 ? p->filters_meta[i] : p->typesize;
+        if (p->filters[i] != B2_BYTEDELTA || (bs % k == 0 && n % k == 0))
+            continue;
+        if (use == p)
+            *tmp = *p;
+        use = tmp;
+        tmp->filters[i] = B2_NOFILTER;
+        tmp->filters_meta[i] = 0;
+    }
+    return use;
+}
+
 int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, size_t dst_cap)
 {
     if (ctx == NULL || (src == NULL && nbytes > 0) || dst == NULL || nbytes > B2_MAX_NBYTES)
         return B2E_PARAM;
-    const b2_cparams *p = &ctx->p;
-    int hl = p->blosc1_format ? B2_HEADER_LEN_V1 : B2_HEADER_LEN;
+    int hl = ctx->p.blosc1_format ? B2_HEADER_LEN_V1 : B2_HEADER_LEN;
     if (dst_cap < (size_t)hl)
         return B2E_DST_SMALL;
     int32_t n = (int32_t)nbytes;
-    int32_t bs = b2_auto_blocksize(p, n);
+    int32_t bs = b2_auto_blocksize(&ctx->p, n);
+    b2_cparams tmp;
+    const b2_cparams *p = chunk_params(&ctx->p, n, bs, &tmp);
     int split = b2_split_wanted(p, bs);
     uint8_t *d = dst;
 
@@ -322,7 +343,7 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
         if (limit > dst_cap)
             limit = dst_cap;
         int all_zero;
-        int cbytes = encode_blocks(ctx, src, n, bs, split, d, limit, &all_zero);
+        int cbytes = encode_blocks(ctx, p, src, n, bs, split, d, limit, &all_zero);
         if (cbytes < 0)
             return cbytes;
         if (cbytes > 0) {

@@ -1,5 +1,6 @@
 /* The filter pipeline in the shared vocabulary: "none", "shuffle", "bitshuffle",
- * "delta", "trunc:BITS", in the order applied, joined by ',' or '+'. */
+ * "delta", "trunc:BITS", "bytedelta" (or "bytedelta:TYPESIZE"), in the order applied,
+ * joined by ',' or '+'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@ static int parse_one(const char *word, size_t len, uint8_t *filter, uint8_t *met
 {
     static const struct { const char *name; uint8_t id; } plain[] = {
         {"shuffle", B2_SHUFFLE}, {"bitshuffle", B2_BITSHUFFLE}, {"delta", B2_DELTA},
+        {"bytedelta", B2_BYTEDELTA},
     };
     *meta = 0;
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
@@ -18,23 +20,26 @@ static int parse_one(const char *word, size_t len, uint8_t *filter, uint8_t *met
             return 0;
         }
     }
-    if (len > 6 && memcmp(word, "trunc:", 6) == 0) {
-        /* BITS is a signed count: C-Blosc2 reads filters_meta as int8_t. */
-        char num[8];
-        size_t n = len - 6;
-        if (n >= sizeof num)
-            return B2E_FILTER;
-        memcpy(num, word + 6, n);
-        num[n] = '\0';
-        char *end;
-        long v = strtol(num, &end, 10);
-        if (*end != '\0' || v < -64 || v > 64 || v == 0)
-            return B2E_FILTER;
-        *filter = B2_TRUNC_PREC;
-        *meta = (uint8_t)(int8_t)v;
-        return 0;
-    }
-    return B2E_FILTER;
+    /* trunc:BITS is a signed count (C-Blosc2 reads filters_meta as int8_t);
+     * bytedelta:TYPESIZE the stream count, 1..255 */
+    int trunc = len > 6 && memcmp(word, "trunc:", 6) == 0;
+    int bytedelta = len > 10 && memcmp(word, "bytedelta:", 10) == 0;
+    if (!trunc && !bytedelta)
+        return B2E_FILTER;
+    size_t skip = trunc ? 6 : 10, n = len - skip;
+    char num[8];
+    if (n >= sizeof num)
+        return B2E_FILTER;
+    memcpy(num, word + skip, n);
+    num[n] = '\0';
+    char *end;
+    long v = strtol(num, &end, 10);
+    if (*end != '\0' || (trunc && (v < -64 || v > 64 || v == 0)) ||
+        (bytedelta && (v < 1 || v > 255)))
+        return B2E_FILTER;
+    *filter = trunc ? B2_TRUNC_PREC : B2_BYTEDELTA;
+    *meta = trunc ? (uint8_t)(int8_t)v : (uint8_t)v;
+    return 0;
 }
 
 int b2_filters_parse(const char *text, char sep, uint8_t filters[B2_MAX_FILTERS],
@@ -78,6 +83,12 @@ int b2_filters_format(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[
         case B2_BITSHUFFLE: snprintf(word, sizeof word, "bitshuffle"); break;
         case B2_DELTA: snprintf(word, sizeof word, "delta"); break;
         case B2_TRUNC_PREC: snprintf(word, sizeof word, "trunc:%d", (int)(int8_t)meta[i]); break;
+        case B2_BYTEDELTA:
+            if (meta[i] != 0)
+                snprintf(word, sizeof word, "bytedelta:%d", (int)meta[i]);
+            else
+                snprintf(word, sizeof word, "bytedelta");
+            break;
         default: return B2E_FILTER;
         }
         int n = snprintf(out + pos, out_len - pos, "%s%s", pos > 0 ? (char[]){sep, 0} : "", word);

@@ -91,7 +91,7 @@ int b2_chunk_parse_header(const void *src, size_t len, b2_chunk_info *in)
     in->memcpyed = (in->flags & FLAG_MEMCPYED) != 0;
     in->dont_split = (in->flags & FLAG_DONT_SPLIT) != 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
-        if (in->filters[i] > B2_TRUNC_PREC)
+        if (!b2_filter_known(in->filters[i]))
             return B2E_FILTER;
 
     if (in->vlblocks) {

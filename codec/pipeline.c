@@ -10,7 +10,7 @@ int b2_pipeline_check(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[
 {
     int shuffled = 0, deltas = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
-        if (filters[i] > B2_TRUNC_PREC)
+        if (!b2_filter_known(filters[i]))
             return B2E_FILTER;
         shuffled |= filters[i] == B2_SHUFFLE || filters[i] == B2_BITSHUFFLE;
         /* C-Blosc2 2.x and 3.x undo a delta that follows a shuffle differently: write
@@ -72,6 +72,9 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
             b2_unshuffle(group, len, cur, dst);
         } else if (f == B2_BITSHUFFLE) {
             b2_bitunshuffle(in->typesize, len, cur, dst, in->version <= 2);
+        } else if (f == B2_BYTEDELTA) {
+            b2_bytedelta_decode(in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize,
+                                len, cur, dst);
         } else {
             return B2E_FILTER;
         }
@@ -107,6 +110,9 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
         case B2_TRUNC_PREC:
             if (b2_trunc_prec((int8_t)meta[i], (size_t)typesize, len, cur, dst) < 0)
                 return NULL;
+            break;
+        case B2_BYTEDELTA:
+            b2_bytedelta_encode(meta[i] != 0 ? meta[i] : (size_t)typesize, len, cur, dst);
             break;
         default:
             return NULL;

@@ -10,4 +10,5 @@ shuffle_libb2shuffle_a_SOURCES = \
 	shuffle/shuffle_sse2.c \
 	shuffle/shuffle_avx2.c \
 	shuffle/delta.c \
+	shuffle/bytedelta.c \
 	shuffle/trunc_prec.c

@@ -52,6 +52,13 @@ void b2_unshuffle_delta(size_t typesize, size_t len, const uint8_t *src, uint8_t
 int b2_trunc_prec(int prec_bits, size_t typesize, size_t len, const uint8_t *src,
                   uint8_t *dst);
 
+/* Bytedelta (C-Blosc2's filter 35): the block as typesize streams of len / typesize
+ * bytes, each byte stored as its difference to the one before it in its stream (the
+ * first as it is); the len % typesize tail bytes are copied. Decode may work in place
+ * (src == dst). typesize 0 copies the block. */
+void b2_bytedelta_encode(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
+void b2_bytedelta_decode(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst);
+
 /* Name of the kernel set in use: "generic", "sse2" or "avx2". */
 const char *b2_shuffle_impl(void);
 

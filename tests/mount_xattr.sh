@@ -8,6 +8,7 @@ need_fuse
 command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not installed"
 
 cp "$DATA/meta-lz4-t4.b2frame" "$BACK/"
+cp "$DATA/bytedelta/f32-zstd5-shuffle+bytedelta-t4.b2frame" "$BACK/bd3.b2frame"   # C-Blosc2 3.3
 mount_b2fs -o codec=lz4,clevel=5,typesize=4,chunksize=256K || { fail "mount"; finish; exit 1; }
 get() { getfattr --only-values -n "user.blosc2.$1" "$2" 2>/dev/null; }
 
@@ -39,6 +40,21 @@ seq 1 100000 >"$MNT/d/sub/h"
 check "new file in it is written with zstd" [ "$(get codec "$MNT/d/g")" = zstd ]
 check "and delta,shuffle" [ "$(get filters "$MNT/d/g")" = delta,shuffle ]
 check "subdirectories inherit" [ "$(get codec "$MNT/d/sub/h")" = zstd ]
+mkdir "$MNT/bd"
+check "set filters shuffle,bytedelta on a directory" setfattr -n user.blosc2.filters -v shuffle,bytedelta "$MNT/bd"
+/usr/bin/python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b''.join(struct.pack('<f', (i % 977) * 0.5 + i // 977) for i in range(300001)))
+" >"$WORK/series"
+cp "$WORK/series" "$MNT/bd/s"
+check "a file copied in is written with shuffle,bytedelta" [ "$(get filters "$MNT/bd/s")" = shuffle,bytedelta ]
+check "and reads back" cmp "$WORK/series" "$MNT/bd/s"
+check "an unknown filter is refused" not setfattr -n user.blosc2.filters -v shuffle,bytedelta:0 "$MNT/bd"
+"$B2FRAME" cat "$BACK/bd3.b2frame" >"$WORK/bd3"
+check "a C-Blosc2 frame with bytedelta shows it" [ "$(get filters "$MNT/bd3")" = shuffle,bytedelta ]
+printf 'written over' | dd of="$MNT/bd3" bs=1 seek=70000 conv=notrunc status=none
+printf 'written over' | dd of="$WORK/bd3" bs=1 seek=70000 conv=notrunc status=none
+check "and takes a write in place" cmp "$WORK/bd3" "$MNT/bd3"
 check "file outside keeps lz4" [ "$(get codec "$MNT/f")" = lz4 ]
 check "contents intact" cmp <(seq 1 100000) "$MNT/d/g"
 check "the default is kept on the backing directory" \
@@ -72,4 +88,7 @@ check "vlmeta survives a remount" [ "$(get vlmeta.note "$MNT/f")" = "hello world
 check "directory default survives a remount" [ "$(get codec "$MNT/d")" = zstd ]
 unmount_b2fs
 check "backing frame valid" frame_ok "$BACK/f.b2frame"
+check "the bytedelta frame b2fs wrote is valid" frame_ok "$BACK/bd/s.b2frame"
+check "the C-Blosc2 one after the write too" frame_ok "$BACK/bd3.b2frame"
+check "and decode to what was written" cmp <("$B2FRAME" cat "$BACK/bd3.b2frame") "$WORK/bd3"
 finish

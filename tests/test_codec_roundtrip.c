@@ -15,7 +15,7 @@ static const int codecs[] = {B2_BLOSCLZ, B2_LZ4, B2_LZ4HC, B2_ZLIB, B2_ZSTD};
 static const int typesizes[] = {1, 2, 3, 4, 8, 12, 16};
 static const int splitmodes[] = {B2_SPLIT_ALWAYS, B2_SPLIT_NEVER, B2_SPLIT_AUTO};
 static const char *pipelines[] = {"none", "shuffle", "bitshuffle", "delta,shuffle",
-                                  "trunc:10,shuffle"};
+                                  "trunc:10,shuffle", "shuffle,bytedelta"};
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Data with smooth numbers, zero runs, a repeated byte and noise, so that every kind
@@ -426,13 +426,61 @@ START_TEST(test_names)
     ck_assert_int_eq((int8_t)m[0], -3);
     ck_assert_int_eq(b2_filters_format(f, m, ',', out, sizeof out), 0);
     ck_assert_str_eq(out, "trunc:-3");
+    ck_assert_int_eq(b2_filters_parse("shuffle,bytedelta", ',', f, m), 0);
+    ck_assert(f[1] == B2_BYTEDELTA && m[1] == 0);
+    ck_assert_int_eq(b2_filters_format(f, m, ',', out, sizeof out), 0);
+    ck_assert_str_eq(out, "shuffle,bytedelta");
+    ck_assert_int_eq(b2_filters_parse("bytedelta:200+bitshuffle", '+', f, m), 0);
+    ck_assert(f[0] == B2_BYTEDELTA && m[0] == 200 && f[1] == B2_BITSHUFFLE);
+    ck_assert_int_eq(b2_filters_format(f, m, '+', out, sizeof out), 0);
+    ck_assert_str_eq(out, "bytedelta:200+bitshuffle");
     const char *bad[] = {"", "shuf", "shuffle,", ",shuffle", "trunc:", "trunc:x", "trunc:0",
+                         "bytedelta:", "bytedelta:0", "bytedelta:256", "bytedelta:-1",
+                         "bytedelta:3x",
                          "a,b,c,d,e,f,g", "shuffle,shuffle,shuffle,shuffle,shuffle,shuffle,shuffle",
                          "none,shuffle", "delta+shuffle"};
     for (size_t i = 0; i < N(bad); i++)
         ck_assert_msg(b2_filters_parse(bad[i], ',', f, m) == B2E_FILTER, "accepted '%s'", bad[i]);
     f[0] = 9;
     ck_assert_int_eq(b2_filters_format(f, m, ',', out, sizeof out), B2E_FILTER);
+}
+END_TEST
+
+/* A chunk whose blocks are not all whole bytedelta streams is written without bytedelta
+ * (C-Blosc2 2.x leaves such tail bytes unset); the others keep it. Both decode. */
+START_TEST(test_bytedelta_whole_streams)
+{
+    struct { const char *f; int ts; int32_t bs; size_t n; int kept; } cases[] = {
+        {"shuffle,bytedelta", 4, 4096, 40000, 1},
+        {"shuffle,bytedelta", 4, 4096, 40001, 0},      /* last block not whole items */
+        {"shuffle,bytedelta:3", 4, 4096, 36864, 0},    /* 3 does not divide the blocksize */
+        {"shuffle,bytedelta:2", 4, 4096, 40000, 1},
+    };
+    for (size_t k = 0; k < N(cases); k++) {
+        b2_cparams p;
+        b2_cparams_default(&p);
+        p.typesize = cases[k].ts;
+        p.blocksize = cases[k].bs;
+        ck_assert_int_eq(b2_filters_parse(cases[k].f, ',', p.filters, p.filters_meta), 0);
+        size_t n = cases[k].n;
+        uint8_t *in = malloc(n), *out = malloc(n + B2_MAX_OVERHEAD), *back = malloc(n);
+        tu_fill_float_series(in, n, 3);
+        b2_cctx *c = b2_cctx_new(&p);
+        int cb = b2_chunk_encode(c, in, n, out, n + B2_MAX_OVERHEAD);
+        ck_assert_int_gt(cb, 0);
+        b2_chunk_info info;
+        ck_assert_int_eq(b2_chunk_parse_header(out, (size_t)cb, &info), 0);
+        ck_assert_msg(!info.memcpyed, "case %zu stored", k);
+        int has = memchr(info.filters, B2_BYTEDELTA, B2_MAX_FILTERS) != NULL;
+        ck_assert_msg(has == cases[k].kept, "case %zu: bytedelta %s", k, has ? "kept" : "dropped");
+        ck_assert(memchr(info.filters, B2_SHUFFLE, B2_MAX_FILTERS) != NULL);
+        b2_dctx *d = b2_dctx_new();
+        ck_assert_int_eq(b2_chunk_decode(d, out, (size_t)cb, back, n), (int)n);
+        ck_assert(memcmp(in, back, n) == 0);
+        b2_dctx_free(d);
+        b2_cctx_free(c);
+        free(in), free(out), free(back);
+    }
 }
 END_TEST
 
@@ -505,6 +553,7 @@ int main(void)
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
     tcase_add_test(tc, test_names);
+    tcase_add_test(tc, test_bytedelta_whole_streams);
     tcase_add_test(tc, test_bad_params);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

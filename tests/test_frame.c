@@ -143,6 +143,13 @@ START_TEST(fixture_vlblocks)
 }
 END_TEST
 
+/* C-Blosc2 3.3 frames with its bytedelta filter (35), after a shuffle or alone. */
+START_TEST(fixture_bytedelta)
+{
+    check_manifest("bytedelta");
+}
+END_TEST
+
 START_TEST(fixture_bloscpack)
 {
     check_manifest("bloscpack");
@@ -751,6 +758,7 @@ static Suite *frame_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, fixture_frames);
     tcase_add_test(tc, fixture_vlblocks);
+    tcase_add_test(tc, fixture_bytedelta);
     tcase_add_test(tc, fixture_bloscpack);
     tcase_add_test(tc, written_by_b2fs);
     tcase_add_test(tc, fixture_stat);

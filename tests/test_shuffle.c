@@ -497,6 +497,51 @@ START_TEST(delta_round_trips)
 }
 END_TEST
 
+/* ---- bytedelta ---- */
+
+START_TEST(bytedelta_known_answer)
+{
+    /* typesize 3 over 8 bytes: streams {10, 12}, {200, 100}, {1, 255}, tail {7, 8} */
+    const uint8_t src[8] = { 10, 12, 200, 100, 1, 255, 7, 8 };
+    const uint8_t want[8] = { 10, 2, 200, 156, 1, 254, 7, 8 };
+    uint8_t out[8];
+    b2_bytedelta_encode(3, 8, src, out);
+    ck_assert_mem_eq(out, want, 8);
+    b2_bytedelta_decode(3, 8, out, out);   /* in place */
+    ck_assert_mem_eq(out, src, 8);
+    /* typesize 0 and fewer bytes than streams: copied */
+    b2_bytedelta_encode(0, 8, src, out);
+    ck_assert_mem_eq(out, src, 8);
+    b2_bytedelta_encode(9, 8, src, out);
+    ck_assert_mem_eq(out, src, 8);
+}
+END_TEST
+
+/* Against the definition (each stream's byte minus the one before it), every typesize
+ * 1..17 and a few large ones, lengths with and without a tail; decode both ways. */
+START_TEST(bytedelta_round_trips)
+{
+    static const size_t lens[] = { 0, 1, 2, 15, 16, 17, 255, 4096, 4099, 65536 + 7 };
+    for (size_t ts = 1; ts <= 20; ts++) {
+        size_t t = ts <= 17 ? ts : ts == 18 ? 32 : ts == 19 ? 100 : 255;
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+            size_t len = lens[l], n = len / t;
+            uint8_t *src = rnd(len, t), *enc = filled(len, 0), *want = filled(len, 0);
+            uint8_t *dec = filled(len, 0);
+            for (size_t i = 0; i < len; i++)
+                want[i] = i >= n * t || i % n == 0 ? src[i] : (uint8_t)(src[i] - src[i - 1]);
+            b2_bytedelta_encode(t, len, src, enc);
+            ASSERT_SAME(enc, want, len, "bytedelta encode ts %zu len %zu", t, len);
+            b2_bytedelta_decode(t, len, enc, dec);
+            ASSERT_SAME(dec, src, len, "bytedelta decode ts %zu len %zu", t, len);
+            b2_bytedelta_decode(t, len, enc, enc);
+            ASSERT_SAME(enc, src, len, "bytedelta decode in place ts %zu len %zu", t, len);
+            free(src), free(enc), free(want), free(dec);
+        }
+    }
+}
+END_TEST
+
 /* ---- truncate precision ---- */
 
 START_TEST(trunc_prec_known_answer)
@@ -592,6 +637,8 @@ static Suite *shuffle_suite(void)
     tcase_add_loop_test(tc, matches_c_blosc1, 0, sizeof vectors / sizeof vectors[0]);
     tcase_add_test(tc, delta_known_answer);
     tcase_add_test(tc, delta_round_trips);
+    tcase_add_test(tc, bytedelta_known_answer);
+    tcase_add_test(tc, bytedelta_round_trips);
     tcase_add_test(tc, trunc_prec_known_answer);
     tcase_add_test(tc, trunc_prec_refuses);
     tcase_add_test(tc, dispatch_follows_environment);
