@@ -5,31 +5,24 @@
  * bytes after the last stream are copied. */
 #include <string.h>
 
+#include "shuffle/kernels.h"
 #include "shuffle/shuffle.h"
 
 void b2_bytedelta_encode(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst)
 {
     size_t n = typesize > 0 ? len / typesize : 0, streams = n > 0 ? typesize : 0;
-    for (size_t s = 0; s < streams; s++) {
-        const uint8_t *in = src + s * n;
-        uint8_t *out = dst + s * n;
-        out[0] = in[0];
-        for (size_t i = 1; i < n; i++)
-            out[i] = (uint8_t)(in[i] - in[i - 1]);
-    }
+    b2k_bytes_fn differences = b2k_active()->byte_differences;
+    for (size_t s = 0; s < streams; s++)
+        differences(src + s * n, dst + s * n, n);
     memcpy(dst + streams * n, src + streams * n, len - streams * n);
 }
 
 void b2_bytedelta_decode(size_t typesize, size_t len, const uint8_t *src, uint8_t *dst)
 {
     size_t n = typesize > 0 ? len / typesize : 0, streams = n > 0 ? typesize : 0;
-    for (size_t s = 0; s < streams; s++) {
-        const uint8_t *in = src + s * n;
-        uint8_t *out = dst + s * n;
-        uint8_t acc = 0;
-        for (size_t i = 0; i < n; i++)
-            out[i] = acc = (uint8_t)(acc + in[i]);
-    }
+    b2k_bytes_fn sums = b2k_active()->byte_sums;
+    for (size_t s = 0; s < streams; s++)
+        sums(src + s * n, dst + s * n, n);
     if (dst != src)
         memcpy(dst + streams * n, src + streams * n, len - streams * n);
 }

@@ -28,6 +28,10 @@ typedef void (*b2k_xor_fn)(uint8_t *dst, const uint8_t *a, const uint8_t *b, siz
 /* In place, each w-byte word (w = 1, 2, 4 or 8) after the first XORed with the word
  * before it as already changed (a running XOR); n is a multiple of w. */
 typedef void (*b2k_prefix_xor_fn)(size_t w, uint8_t *buf, size_t n);
+/* Bytedelta on one stream: dst[i] = src[i] - src[i - 1] (dst[0] = src[0]), and its
+ * inverse, the running byte sum dst[i] = dst[i - 1] + src[i]. src may equal dst for
+ * the sum, not for the differences. */
+typedef void (*b2k_bytes_fn)(const uint8_t *src, uint8_t *dst, size_t n);
 
 typedef struct b2_kernels {
     const char *name;
@@ -37,6 +41,7 @@ typedef struct b2_kernels {
     b2k_bit_transpose_fn bit_transpose;
     b2k_xor_fn xor_bytes;
     b2k_prefix_xor_fn prefix_xor;
+    b2k_bytes_fn byte_differences, byte_sums;
 } b2_kernels;
 
 extern const b2_kernels b2k_generic;
@@ -56,6 +61,8 @@ void b2k_generic_unshuffle_xor(size_t typesize, size_t nitems, const uint8_t *sr
 void b2k_generic_bit_transpose(size_t nwords, const uint8_t *src, uint8_t *dst);
 void b2k_generic_xor(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n);
 void b2k_generic_prefix_xor(size_t w, uint8_t *buf, size_t n);
+void b2k_generic_byte_differences(const uint8_t *src, uint8_t *dst, size_t n);
+void b2k_generic_byte_sums(const uint8_t *src, uint8_t *dst, size_t n);
 
 /* The set named "generic", "sse2" or "avx2" if it is built in and this CPU runs it,
  * else NULL. */

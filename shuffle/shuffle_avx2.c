@@ -16,6 +16,8 @@ typedef __m128i H;
 #define V_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 #define V_ZERO() _mm256_setzero_si256()
 #define V_AND _mm256_and_si256
+#define V_ADD8 _mm256_add_epi8
+#define V_SUB8 _mm256_sub_epi8
 #define V_XOR _mm256_xor_si256
 #define V_SET1_64 _mm256_set1_epi64x
 #define V_SRLI64 _mm256_srli_epi64
@@ -48,5 +50,7 @@ const b2_kernels b2k_avx2 = {
     .bit_transpose = avx2_bit_transpose,
     .xor_bytes = avx2_xor,
     .prefix_xor = avx2_prefix_xor,
+    .byte_differences = avx2_byte_differences,
+    .byte_sums = avx2_byte_sums,
 };
 #endif

@@ -93,6 +93,21 @@ void b2k_generic_prefix_xor(size_t w, uint8_t *buf, size_t n)
     }
 }
 
+void b2k_generic_byte_differences(const uint8_t *src, uint8_t *dst, size_t n)
+{
+    for (size_t i = n; i-- > 1;)
+        dst[i] = (uint8_t)(src[i] - src[i - 1]);
+    if (n > 0)
+        dst[0] = src[0];
+}
+
+void b2k_generic_byte_sums(const uint8_t *src, uint8_t *dst, size_t n)
+{
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = acc = (uint8_t)(acc + src[i]);
+}
+
 void b2k_generic_unshuffle_xor(size_t typesize, size_t nitems, const uint8_t *src,
                                size_t src_stride, uint8_t *dst, const uint8_t *ref)
 {
@@ -129,4 +144,6 @@ const b2_kernels b2k_generic = {
     .bit_transpose = b2k_generic_bit_transpose,
     .xor_bytes = b2k_generic_xor,
     .prefix_xor = b2k_generic_prefix_xor,
+    .byte_differences = b2k_generic_byte_differences,
+    .byte_sums = b2k_generic_byte_sums,
 };

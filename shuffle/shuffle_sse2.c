@@ -15,6 +15,8 @@ typedef __m128i H;
 #define V_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define V_ZERO() _mm_setzero_si128()
 #define V_AND _mm_and_si128
+#define V_ADD8 _mm_add_epi8
+#define V_SUB8 _mm_sub_epi8
 #define V_XOR _mm_xor_si128
 #define V_OR _mm_or_si128
 #define V_SHUF32 _mm_shuffle_epi32
@@ -42,5 +44,7 @@ const b2_kernels b2k_sse2 = {
     .bit_transpose = sse2_bit_transpose,
     .xor_bytes = sse2_xor,
     .prefix_xor = sse2_prefix_xor,
+    .byte_differences = sse2_byte_differences,
+    .byte_sums = sse2_byte_sums,
 };
 #endif

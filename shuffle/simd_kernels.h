@@ -3,7 +3,8 @@
  *   V, VBYTES              the vector type and its size (16 or 32)
  *   B2K_TARGET             the target attribute for every function here
  *   SIMD(name)             the set's prefix for the kernel names
- *   V_LOADU(p), V_STOREU(p, v), V_ZERO(), V_AND, V_XOR, V_SET1_64, V_SRLI64, V_SLLI64
+ *   V_LOADU(p), V_STOREU(p, v), V_ZERO(), V_AND, V_XOR, V_SET1_64, V_SRLI64, V_SLLI64,
+ *   V_ADD8, V_SUB8 (bytewise, wrapping)
  *   V_UNPACKLO8, V_UNPACKHI8      byte interleave inside each 16-byte lane
  *   V_LOAD_LANES(p, q)     lane 0 from p, lane 1 (if any) from q, 16 bytes each
  *   H, LOAD128(p), STORE128(p, h), H_XOR   16-byte vectors
@@ -623,6 +624,42 @@ B2K_TARGET static void SIMD(prefix_xor)(size_t w, uint8_t *buf, size_t n)
     case 4: SIMD(prefix_xor_w)(4, buf, n); break;
     default: SIMD(prefix_xor_w)(8, buf, n); break;
     }
+}
+
+/* Bytedelta. The differences read each vector a second time one byte earlier; the sums
+ * add up each vector in log steps (per lane, then lane 0's total into lane 1) and carry
+ * the running total, the last byte broadcast, from vector to vector. */
+B2K_TARGET static void SIMD(byte_differences)(const uint8_t *src, uint8_t *dst, size_t n)
+{
+    size_t i = 1;
+    for (; i + VBYTES <= n; i += VBYTES)
+        V_STOREU(dst + i, V_SUB8(V_LOADU(src + i), V_LOADU(src + i - 1)));
+    for (; i < n; i++)
+        dst[i] = (uint8_t)(src[i] - src[i - 1]);
+    if (n > 0)
+        dst[0] = src[0];
+}
+
+B2K_TARGET static void SIMD(byte_sums)(const uint8_t *src, uint8_t *dst, size_t n)
+{
+    size_t i = 0;
+    V carry = V_ZERO();
+    for (; i + VBYTES <= n; i += VBYTES) {
+        V x = V_LOADU(src + i);
+        x = V_ADD8(x, V_BSLLI(x, 1));
+        x = V_ADD8(x, V_BSLLI(x, 2));
+        x = V_ADD8(x, V_BSLLI(x, 4));
+        x = V_ADD8(x, V_BSLLI(x, 8));
+#ifdef V_LANE0_UP
+        x = V_ADD8(x, V_LANE0_UP(SIMD(last_word_in_lanes)(x, 1)));
+#endif
+        x = V_ADD8(x, carry);
+        V_STOREU(dst + i, x);
+        carry = V_LANE1_BOTH(SIMD(last_word_in_lanes)(x, 1));
+    }
+    uint8_t acc = i > 0 ? dst[i - 1] : 0;
+    for (; i < n; i++)
+        dst[i] = acc = (uint8_t)(acc + src[i]);
 }
 
 #undef ITEMS

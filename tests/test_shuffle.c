@@ -366,6 +366,29 @@ START_TEST(prefix_xor_matches_reference)
 }
 END_TEST
 
+/* Bytedelta's differences and running sums of every set against their definition, on
+ * lengths across the vector steps, the sums also in place. */
+START_TEST(byte_kernels_match_reference)
+{
+    const b2_kernels *k = b2k_by_name(set_names[_i]);
+    if (k == NULL)
+        return;
+    for (size_t len = 0; len <= 300; len++) {
+        uint8_t *src = rnd(len, 7 * len + 1), *diff = filled(len, 0x55), *sum = filled(len, 0x55);
+        uint8_t *want = filled(len, 0);
+        for (size_t i = 0; i < len; i++)
+            want[i] = i == 0 ? src[0] : (uint8_t)(src[i] - src[i - 1]);
+        k->byte_differences(src, diff, len);
+        ASSERT_SAME(diff, want, len, "%s byte differences len %zu", k->name, len);
+        k->byte_sums(diff, sum, len);
+        ASSERT_SAME(sum, src, len, "%s byte sums len %zu", k->name, len);
+        k->byte_sums(diff, diff, len);
+        ASSERT_SAME(diff, src, len, "%s byte sums in place len %zu", k->name, len);
+        free(src), free(diff), free(sum), free(want);
+    }
+}
+END_TEST
+
 /* Other typesizes up to 255 through the public functions (whatever set is active). */
 START_TEST(large_typesizes)
 {
@@ -631,6 +654,8 @@ static Suite *shuffle_suite(void)
     tcase_add_loop_test(tc, unshuffle_delta_matches_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]) * 32);
     tcase_add_loop_test(tc, xor_matches_reference, 0,
+                        (int)(sizeof set_names / sizeof set_names[0]));
+    tcase_add_loop_test(tc, byte_kernels_match_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]));
     tcase_add_loop_test(tc, prefix_xor_matches_reference, 0,
                         (int)(sizeof set_names / sizeof set_names[0]));
