@@ -41,23 +41,31 @@ static int undone(uint8_t f)
 int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
                          uint8_t *spare, const uint8_t *dref, uint8_t *out)
 {
-    /* Delta works in place: the last (un)shuffle writes straight into out and any delta
-     * after it runs there, which saves a copy of the block. */
+    /* Delta and bytedelta work in place: the last (un)shuffle writes straight into out
+     * and any of them after it run there, which saves a copy of the block (and a pass
+     * through another buffer). `left` counts the (un)shuffles still to do. */
     int left = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
-        left += undone(in->filters[i]) && in->filters[i] != B2_DELTA;
+        left += in->filters[i] == B2_SHUFFLE || in->filters[i] == B2_BITSHUFFLE;
     uint8_t *cur = buf;
     for (int i = B2_MAX_FILTERS - 1; i >= 0; i--) {
         uint8_t f = in->filters[i];
         if (!undone(f))
             continue;
-        if (f != B2_DELTA)
-            left--;
         if (f == B2_DELTA) {
             /* Block 0 is its own reference; the others use the decoded block 0. */
             b2_delta_decode(offset == 0 ? cur : dref, offset, len, in->typesize, cur);
             continue;
         }
+        if (f == B2_BYTEDELTA) {
+            uint8_t *dst = left == 0 ? out : cur;
+            b2_bytedelta_decode(in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize,
+                                len, cur, dst);
+            cur = dst;
+            continue;
+        }
+        if (f == B2_SHUFFLE || f == B2_BITSHUFFLE)
+            left--;
         uint8_t *dst = left == 0 ? out : (cur == buf ? spare : buf);
         /* the next filter to undo, if it is a delta, is folded into the unshuffle */
         int next = i - 1;
@@ -72,9 +80,6 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
             b2_unshuffle(group, len, cur, dst);
         } else if (f == B2_BITSHUFFLE) {
             b2_bitunshuffle(in->typesize, len, cur, dst, in->version <= 2);
-        } else if (f == B2_BYTEDELTA) {
-            b2_bytedelta_decode(in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize,
-                                len, cur, dst);
         } else {
             return B2E_FILTER;
         }
