@@ -29,7 +29,8 @@ enum b2_filter {
     B2_BITSHUFFLE = 2,
     B2_DELTA = 3,
     B2_TRUNC_PREC = 4,
-    B2_BYTEDELTA = 35,     /* a plugin filter C-Blosc2 registers by default */
+    B2_BYTEDELTA = 35,     /* plugin filters C-Blosc2 registers by default */
+    B2_INT_TRUNC = 36,
 };
 
 /* Special-value chunks (blosc2_flags bits 4..6). */

@@ -41,7 +41,13 @@ enum {
 /* Whether a filter id is one b2fs applies and undoes. */
 static inline int b2_filter_known(uint8_t f)
 {
-    return f <= B2_TRUNC_PREC || f == B2_BYTEDELTA;
+    return f <= B2_TRUNC_PREC || f == B2_BYTEDELTA || f == B2_INT_TRUNC;
+}
+
+/* Whether decoding must undo it (the truncations are lossy: nothing to undo). */
+static inline int b2_filter_undone(uint8_t f)
+{
+    return f != B2_NOFILTER && f != B2_TRUNC_PREC && f != B2_INT_TRUNC;
 }
 
 /* Format codes in flags bits 5..7. */

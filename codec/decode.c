@@ -64,7 +64,7 @@ static int has_filters(const b2_chunk_info *in)
 {
     int filtered = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
-        filtered |= in->filters[i] != B2_NOFILTER && in->filters[i] != B2_TRUNC_PREC;
+        filtered |= b2_filter_undone(in->filters[i]);
     return filtered;
 }
 

@@ -1,6 +1,6 @@
 /* The filter pipeline in the shared vocabulary: "none", "shuffle", "bitshuffle",
- * "delta", "trunc:BITS", "bytedelta" (or "bytedelta:TYPESIZE"), in the order applied,
- * joined by ',' or '+'. */
+ * "delta", "trunc:BITS", "int_trunc:BITS", "bytedelta" (or "bytedelta:TYPESIZE"), in
+ * the order applied, joined by ',' or '+'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +20,21 @@ static int parse_one(const char *word, size_t len, uint8_t *filter, uint8_t *met
             return 0;
         }
     }
-    /* trunc:BITS is a signed count (C-Blosc2 reads filters_meta as int8_t);
-     * bytedelta:TYPESIZE the stream count, 1..255 */
-    int trunc = len > 6 && memcmp(word, "trunc:", 6) == 0;
-    int bytedelta = len > 10 && memcmp(word, "bytedelta:", 10) == 0;
-    if (!trunc && !bytedelta)
+    /* trunc:BITS and int_trunc:BITS are signed counts (C-Blosc2 reads filters_meta as
+     * int8_t); bytedelta:TYPESIZE the stream count, 1..255 */
+    static const struct { const char *prefix; uint8_t id; } with_meta[] = {
+        {"trunc:", B2_TRUNC_PREC}, {"int_trunc:", B2_INT_TRUNC}, {"bytedelta:", B2_BYTEDELTA},
+    };
+    size_t k = 0, skip = 0;
+    for (; k < sizeof with_meta / sizeof with_meta[0]; k++) {
+        skip = strlen(with_meta[k].prefix);
+        if (len > skip && memcmp(word, with_meta[k].prefix, skip) == 0)
+            break;
+    }
+    if (k == sizeof with_meta / sizeof with_meta[0])
         return B2E_FILTER;
-    size_t skip = trunc ? 6 : 10, n = len - skip;
+    int bytedelta = with_meta[k].id == B2_BYTEDELTA;
+    size_t n = len - skip;
     char num[8];
     if (n >= sizeof num)
         return B2E_FILTER;
@@ -34,11 +42,11 @@ static int parse_one(const char *word, size_t len, uint8_t *filter, uint8_t *met
     num[n] = '\0';
     char *end;
     long v = strtol(num, &end, 10);
-    if (*end != '\0' || (trunc && (v < -64 || v > 64 || v == 0)) ||
+    if (*end != '\0' || (!bytedelta && (v < -64 || v > 64 || v == 0)) ||
         (bytedelta && (v < 1 || v > 255)))
         return B2E_FILTER;
-    *filter = trunc ? B2_TRUNC_PREC : B2_BYTEDELTA;
-    *meta = trunc ? (uint8_t)(int8_t)v : (uint8_t)v;
+    *filter = with_meta[k].id;
+    *meta = bytedelta ? (uint8_t)v : (uint8_t)(int8_t)v;
     return 0;
 }
 
@@ -83,6 +91,9 @@ int b2_filters_format(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[
         case B2_BITSHUFFLE: snprintf(word, sizeof word, "bitshuffle"); break;
         case B2_DELTA: snprintf(word, sizeof word, "delta"); break;
         case B2_TRUNC_PREC: snprintf(word, sizeof word, "trunc:%d", (int)(int8_t)meta[i]); break;
+        case B2_INT_TRUNC:
+            snprintf(word, sizeof word, "int_trunc:%d", (int)(int8_t)meta[i]);
+            break;
         case B2_BYTEDELTA:
             if (meta[i] != 0)
                 snprintf(word, sizeof word, "bytedelta:%d", (int)meta[i]);

@@ -17,12 +17,14 @@ int b2_pipeline_check(const uint8_t filters[B2_MAX_FILTERS], const uint8_t meta[
          * only pipelines both read the same way (delta once, before any shuffle). */
         if (encode && filters[i] == B2_DELTA && (shuffled || deltas++ > 0))
             return B2E_FILTER;
-        if (encode && filters[i] == B2_TRUNC_PREC) {
-            int bits = (int8_t)meta[i];
-            int mant = typesize == 4 ? 23 : typesize == 8 ? 52 : 0;
-            if (mant == 0 || bits == 0 || bits > mant || -bits >= mant)
-                return B2E_FILTER;
-        }
+        /* the truncations refuse what they cannot do: try one item */
+        uint8_t item[8] = {0}, out[8];
+        if (encode && filters[i] == B2_TRUNC_PREC &&
+            b2_trunc_prec((int8_t)meta[i], (size_t)typesize, (size_t)typesize, item, out) < 0)
+            return B2E_FILTER;
+        if (encode && filters[i] == B2_INT_TRUNC &&
+            b2_int_trunc((int8_t)meta[i], (size_t)typesize, (size_t)typesize, item, out) < 0)
+            return B2E_FILTER;
     }
     return B2E_OK;
 }
@@ -32,11 +34,6 @@ int b2_pipeline_uses_delta(const uint8_t filters[B2_MAX_FILTERS])
     return memchr(filters, B2_DELTA, B2_MAX_FILTERS) != NULL;
 }
 
-/* Truncate-precision needs no undoing. */
-static int undone(uint8_t f)
-{
-    return f != B2_NOFILTER && f != B2_TRUNC_PREC;
-}
 
 int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
                          uint8_t *spare, const uint8_t *dref, uint8_t *out)
@@ -50,7 +47,7 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
     uint8_t *cur = buf;
     for (int i = B2_MAX_FILTERS - 1; i >= 0; i--) {
         uint8_t f = in->filters[i];
-        if (!undone(f))
+        if (!b2_filter_undone(f))
             continue;
         if (f == B2_DELTA) {
             /* Block 0 is its own reference; the others use the decoded block 0. */
@@ -69,7 +66,7 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
         uint8_t *dst = left == 0 ? out : (cur == buf ? spare : buf);
         /* the next filter to undo, if it is a delta, is folded into the unshuffle */
         int next = i - 1;
-        while (next >= 0 && !undone(in->filters[next]))
+        while (next >= 0 && !b2_filter_undone(in->filters[next]))
             next--;
         if (f == B2_SHUFFLE && next >= 0 && in->filters[next] == B2_DELTA) {
             size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
@@ -118,6 +115,10 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
             break;
         case B2_BYTEDELTA:
             b2_bytedelta_encode(meta[i] != 0 ? meta[i] : (size_t)typesize, len, cur, dst);
+            break;
+        case B2_INT_TRUNC:
+            if (b2_int_trunc((int8_t)meta[i], (size_t)typesize, len, cur, dst) < 0)
+                return NULL;
             break;
         default:
             return NULL;

@@ -24,7 +24,8 @@ static const char usage[] =
     "  meta FILE [NAME [VALUE]]   list, show or set metalayers and vlmetalayers\n"
     "\n"
     "`b2frame COMMAND --help` describes a command. Codecs: blosclz, lz4, lz4hc, zlib, zstd.\n"
-    "Filters: none, shuffle, bitshuffle, delta, trunc:BITS, bytedelta, joined by ','\n"
+    "Filters: none, shuffle, bitshuffle, delta, trunc:BITS, int_trunc:BITS, bytedelta,\n"
+    "joined by ','\n"
     "(delta,shuffle; shuffle,bytedelta).\n"
     "Sizes accept K, M, G suffixes (powers of 1024).\n";
 

@@ -21,8 +21,8 @@ static const char pack_usage[] =
     "  -c CODEC      blosclz, lz4, lz4hc, zlib, zstd (default zstd)\n"
     "  -l CLEVEL     0..9 (default 1; 0 stores the data uncompressed)\n"
     "  -f FILTERS    pipeline in the order applied: none, shuffle, bitshuffle, delta,\n"
-    "                trunc:BITS, bytedelta[:N], joined by ',' (default shuffle), e.g.\n"
-    "                delta,shuffle or shuffle,bytedelta\n"
+    "                trunc:BITS, int_trunc:BITS, bytedelta[:N], joined by ','\n"
+    "                (default shuffle), e.g. delta,shuffle or shuffle,bytedelta\n"
     "  -t TYPESIZE   item size in bytes, 1..255 (default 8)\n"
     "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n";

@@ -52,6 +52,13 @@ void b2_unshuffle_delta(size_t typesize, size_t len, const uint8_t *src, uint8_t
 int b2_trunc_prec(int prec_bits, size_t typesize, size_t len, const uint8_t *src,
                   uint8_t *dst);
 
+/* int_trunc (C-Blosc2's filter 36; lossy, encode only): keeps `prec_bits` high bits of
+ * each unsigned integer of typesize 1, 2, 4 or 8 bytes (a negative value removes that
+ * many low bits instead), never zeroing all of them; tail bytes are copied. Returns 0,
+ * or -1 for another typesize or a bit count out of range. */
+int b2_int_trunc(int prec_bits, size_t typesize, size_t len, const uint8_t *src,
+                 uint8_t *dst);
+
 /* Bytedelta (C-Blosc2's filter 35): the block as typesize streams of len / typesize
  * bytes, each byte stored as its difference to the one before it in its stream (the
  * first as it is); the len % typesize tail bytes are copied. Decode may work in place

@@ -36,10 +36,14 @@ static void expected(const b2_cparams *p, int memcpyed, const uint8_t *in, size_
                      uint8_t *out)
 {
     memcpy(out, in, len);
-    for (int i = 0; !memcpyed && i < B2_MAX_FILTERS; i++)
+    for (int i = 0; !memcpyed && i < B2_MAX_FILTERS; i++) {
         if (p->filters[i] == B2_TRUNC_PREC)
             ck_assert_int_eq(b2_trunc_prec((int8_t)p->filters_meta[i], (size_t)p->typesize,
                                            len, in, out), 0);
+        if (p->filters[i] == B2_INT_TRUNC)
+            ck_assert_int_eq(b2_int_trunc((int8_t)p->filters_meta[i], (size_t)p->typesize,
+                                          len, in, out), 0);
+    }
 }
 
 /* Checks that every block range decodes to the right bytes through both sources, and
@@ -220,6 +224,9 @@ START_TEST(test_block_ranges)
         {B2_BLOSCLZ, 8, "trunc:20,shuffle", B2_SPLIT_AUTO, 0},
         {B2_ZSTD, 8, "trunc:-3,delta,bitshuffle", B2_SPLIT_ALWAYS, 0},
         {B2_ZSTD, 12, "delta,shuffle", B2_SPLIT_ALWAYS, 0},
+        {B2_LZ4, 4, "int_trunc:20,shuffle", B2_SPLIT_AUTO, 0},
+        {B2_ZSTD, 2, "int_trunc:-3,delta,shuffle", B2_SPLIT_ALWAYS, 0},
+        {B2_BLOSCLZ, 1, "int_trunc:5", B2_SPLIT_NEVER, 0},
     };
     size_t len = 9 * 1024 + 5;
     uint8_t *in = malloc(len);
@@ -434,7 +441,12 @@ START_TEST(test_names)
     ck_assert(f[0] == B2_BYTEDELTA && m[0] == 200 && f[1] == B2_BITSHUFFLE);
     ck_assert_int_eq(b2_filters_format(f, m, '+', out, sizeof out), 0);
     ck_assert_str_eq(out, "bytedelta:200+bitshuffle");
+    ck_assert_int_eq(b2_filters_parse("int_trunc:-7,shuffle", ',', f, m), 0);
+    ck_assert(f[0] == B2_INT_TRUNC && (int8_t)m[0] == -7);
+    ck_assert_int_eq(b2_filters_format(f, m, ',', out, sizeof out), 0);
+    ck_assert_str_eq(out, "int_trunc:-7,shuffle");
     const char *bad[] = {"", "shuf", "shuffle,", ",shuffle", "trunc:", "trunc:x", "trunc:0",
+                         "int_trunc", "int_trunc:", "int_trunc:0", "int_trunc:65",
                          "bytedelta:", "bytedelta:0", "bytedelta:256", "bytedelta:-1",
                          "bytedelta:3x",
                          "a,b,c,d,e,f,g", "shuffle,shuffle,shuffle,shuffle,shuffle,shuffle,shuffle",

@@ -150,6 +150,13 @@ START_TEST(fixture_bytedelta)
 }
 END_TEST
 
+/* ... and with its int_trunc filter (36): lossy, decoding is the identity. */
+START_TEST(fixture_int_trunc)
+{
+    check_manifest("int_trunc");
+}
+END_TEST
+
 START_TEST(fixture_bloscpack)
 {
     check_manifest("bloscpack");
@@ -759,6 +766,7 @@ static Suite *frame_suite(void)
     tcase_add_test(tc, fixture_frames);
     tcase_add_test(tc, fixture_vlblocks);
     tcase_add_test(tc, fixture_bytedelta);
+    tcase_add_test(tc, fixture_int_trunc);
     tcase_add_test(tc, fixture_bloscpack);
     tcase_add_test(tc, written_by_b2fs);
     tcase_add_test(tc, fixture_stat);

@@ -605,6 +605,32 @@ START_TEST(trunc_prec_known_answer)
 }
 END_TEST
 
+START_TEST(int_trunc_known_answer)
+{
+    /* typesize 2: keep 4 high bits of 0xabcd -> 0xa000; remove 3 bits of 0x1237 -> 0x1230;
+     * the odd byte at the end is copied */
+    const uint8_t in[5] = {0xcd, 0xab, 0x37, 0x12, 0x99};
+    uint8_t out[5];
+    ck_assert_int_eq(b2_int_trunc(4, 2, 5, in, out), 0);
+    const uint8_t want4[5] = {0x00, 0xa0, 0x00, 0x10, 0x99};
+    ck_assert_mem_eq(out, want4, 5);
+    ck_assert_int_eq(b2_int_trunc(-3, 2, 5, in, out), 0);
+    const uint8_t want3[5] = {0xc8, 0xab, 0x30, 0x12, 0x99};
+    ck_assert_mem_eq(out, want3, 5);
+    ck_assert_int_eq(b2_int_trunc(16, 2, 5, in, out), 0);   /* keep all */
+    ck_assert_mem_eq(out, in, 5);
+    uint64_t v = 0xffffffffffffffffull, w;
+    ck_assert_int_eq(b2_int_trunc(1, 8, 8, (uint8_t *)&v, (uint8_t *)&w), 0);
+    ck_assert(w == 0x8000000000000000ull);
+    /* refused: no bit kept, more bits than there are, typesizes without an integer */
+    ck_assert_int_eq(b2_int_trunc(0, 2, 5, in, out), -1);
+    ck_assert_int_eq(b2_int_trunc(-16, 2, 5, in, out), -1);
+    ck_assert_int_eq(b2_int_trunc(17, 2, 5, in, out), -1);
+    ck_assert_int_eq(b2_int_trunc(3, 3, 5, in, out), -1);
+    ck_assert_int_eq(b2_int_trunc(3, 16, 5, in, out), -1);
+}
+END_TEST
+
 START_TEST(trunc_prec_refuses)
 {
     uint8_t buf[16] = { 0 }, out[16];
@@ -665,6 +691,7 @@ static Suite *shuffle_suite(void)
     tcase_add_test(tc, bytedelta_known_answer);
     tcase_add_test(tc, bytedelta_round_trips);
     tcase_add_test(tc, trunc_prec_known_answer);
+    tcase_add_test(tc, int_trunc_known_answer);
     tcase_add_test(tc, trunc_prec_refuses);
     tcase_add_test(tc, dispatch_follows_environment);
     suite_add_tcase(s, tc);
