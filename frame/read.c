@@ -94,6 +94,21 @@ static void src_for(b2_frame *f, int64_t n, const b2f_lay *e, b2_chunk_src *src,
     src->opaque = d;
 }
 
+/* Copies len bytes at offset at of chunk n, from its staged copy or the file. */
+static int chunk_bytes(b2_frame *f, int64_t n, const b2f_lay *e, uint64_t at, size_t len,
+                       void *dst)
+{
+    b2_chunk_src src;
+    disk_src d;
+    src_for(f, n, e, &src, &d);
+    if (!src.mem)
+        return src.read(src.opaque, at, len, dst);
+    if (at > src.mem_len || len > src.mem_len - at)
+        return B2E_TRUNCATED;
+    memcpy(dst, src.mem + at, len);
+    return 0;
+}
+
 /* Reads and verifies Bloscpack chunk n into a new buffer. */
 static int bp_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
 {
@@ -388,16 +403,7 @@ int b2f_read_stored(b2_frame *f, int64_t n, uint32_t off, uint32_t len, void *ds
     } else if ((uint64_t)off + len > (uint64_t)ci->nbytes) {
         rc = B2F_ERANGE;
     } else {
-        b2_chunk_src src;
-        disk_src d;
-        src_for(f, n, e, &src, &d);
-        uint64_t at = (uint64_t)ci->header_len + off;
-        if (!src.mem)
-            rc = disk_read(&d, at, len, dst);
-        else if (at + len <= src.mem_len)
-            memcpy(dst, src.mem + at, len);
-        else
-            rc = B2E_TRUNCATED;
+        rc = chunk_bytes(f, n, e, (uint64_t)ci->header_len + off, len, dst);
     }
     lay_put(e);
     return rc;
@@ -464,17 +470,8 @@ static int fill_special(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, 
     /* a one-item chunk of the same kind gives the pattern */
     int rc;
     if (ci->special == B2_SPECIAL_VALUE) {
-        b2_chunk_src src;
-        disk_src d;
-        src_for(f, n, e, &src, &d);
-        if (src.mem)
-            rc = src.mem_len >= (size_t)B2_HEADER_LEN + (size_t)ts ? 0 : B2E_TRUNCATED;
-        else
-            rc = src.read(src.opaque, B2_HEADER_LEN, (size_t)ts, item);
-        if (rc < 0)
+        if ((rc = chunk_bytes(f, n, e, B2_HEADER_LEN, (size_t)ts, item)) < 0)
             return rc;
-        if (src.mem)
-            memcpy(item, src.mem + B2_HEADER_LEN, (size_t)ts);
         rc = b2_chunk_make_special(B2_SPECIAL_VALUE, ts, ts, item, small, sizeof small);
     } else {
         rc = b2_chunk_make_special(ci->special, ts, ts, NULL, small, sizeof small);

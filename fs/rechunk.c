@@ -1,7 +1,8 @@
 /* Frames whose chunks have variable sizes or variable-length blocks (C-Blosc2 writes
- * them) become writable by being rewritten with fixed-size chunks before the first write. The rewrite goes to a
- * temporary name next to the file and is renamed into place (node_replace_with, as
- * compaction does), so a crash at any point leaves either the old or the new file whole. */
+ * them) become writable by being rewritten with fixed-size chunks before the first write.
+ * The rewrite goes to a temporary name next to the file and is renamed into place
+ * (node_replace_with, as compaction does), so a crash at any point leaves either the old
+ * or the new file whole. */
 #include "fs/b2fs.h"
 
 #include <errno.h>

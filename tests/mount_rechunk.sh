@@ -1,8 +1,9 @@
 #!/bin/bash
 # Frames of variable-size chunks (written by C-Blosc2, tests/data/variable) and of chunks
 # of variable-length blocks (tests/data/vlblocks) read through the mount and take writes:
-# b2fs first rewrites such a file with fixed-size chunks (renamed into place). Writes inside a chunk, across old and new chunk boundaries, into a zero run,
-# appends, holes and truncates are checked against the same operations on a plain copy;
+# b2fs first rewrites such a file with fixed-size chunks (renamed into place). Writes
+# inside a chunk, across old and new chunk boundaries, into a zero run, appends, holes and
+# truncates are checked against the same operations on a plain copy;
 # the backing file stays a valid frame with its metalayers, vlmetalayers and xattrs; a
 # reader that had the file open sees the new bytes; a remount reads the same bytes.
 . "$top_srcdir/tests/lib.sh"
