@@ -50,6 +50,7 @@ int main(int argc, char **argv)
         printf("b2frame (b2fs) %s\n", PACKAGE_VERSION);
         return BT_OK;
     }
+    b2f_malloc_policy();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

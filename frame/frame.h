@@ -38,6 +38,10 @@ enum b2f_error {
 
 const char *b2f_strerror(int code);
 
+/* Sets the process's malloc up for writing frames (buffers of a chunk each, reused
+ * instead of faulted in afresh); programs call it first thing in main. */
+void b2f_malloc_policy(void);
+
 enum b2f_kind { B2F_KIND_FRAME = 1, B2F_KIND_BLOSCPACK = 2 };
 enum b2f_mode { B2F_RDONLY = 0, B2F_RDWR = 1 };
 

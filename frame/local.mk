@@ -20,5 +20,6 @@ frame_libb2frame_a_SOURCES += \
 	frame/pending.c \
 	frame/tail.c \
 	frame/rechunk.c \
-	frame/meta.c
+	frame/meta.c \
+	frame/malloc_policy.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)
