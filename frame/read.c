@@ -445,8 +445,18 @@ int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_l
 {
     uint8_t *b;
     int32_t cb;
-    if (f->kind == B2F_KIND_FRAME && !check_n(f, n) && f->chunks[n].data)
-        return b2_chunk_decode(ctx, f->chunks[n].data, (size_t)f->chunks[n].cbytes, dst, dst_len);
+    if (f->kind == B2F_KIND_FRAME && !check_n(f, n)) {
+        const b2f_chunk *c = &f->chunks[n];
+        if (c->data)
+            return b2_chunk_decode(ctx, c->data, (size_t)c->cbytes, dst, dst_len);
+        /* A chunk larger than its contents is most likely stored as it is (memcpyed):
+         * its bytes go from the file straight into dst instead of through a copy. */
+        if (c->off >= 0 && c->cbytes > c->nbytes && (size_t)c->nbytes <= dst_len) {
+            int rc = b2f_read_stored(f, n, 0, (uint32_t)c->nbytes, dst);
+            if (rc <= 0)
+                return rc < 0 ? rc : c->nbytes;
+        }
+    }
     int rc = b2f_read_raw_chunk(f, n, &b, &cb);
     if (rc < 0)
         return rc;

@@ -58,6 +58,19 @@ static void check_frame(b2_frame *f, const model *m, const char *what)
     ssize_t got = b2f_pread(f, ctx, buf, m->len, 0);
     ck_assert_msg(got == (ssize_t)m->len, "%s: pread %zd", what, got);
     ck_assert_msg(m->len == 0 || memcmp(buf, m->data, m->len) == 0, "%s: contents differ", what);
+    /* chunk by chunk too: stored, special and staged chunks each take their own path */
+    for (int64_t n = 0; n < st.nchunks; n++) {
+        uint64_t off;
+        int32_t nb;
+        ck_assert_int_eq(b2f_chunk_span(f, n, &off, &nb), 0);
+        memset(buf, 0xa5, (size_t)nb);
+        int rc = b2f_read_chunk(f, ctx, n, buf, (size_t)nb);
+        ck_assert_msg(rc == nb, "%s: chunk %lld: %d", what, (long long)n, rc);
+        ck_assert_msg(memcmp(buf, m->data + off, (size_t)nb) == 0, "%s: chunk %lld differs", what,
+                      (long long)n);
+        if (nb > 0)
+            ck_assert_int_eq(b2f_read_chunk(f, ctx, n, buf, (size_t)nb - 1), B2E_DST_SMALL);
+    }
     free(buf);
     b2_dctx_free(ctx);
 }
