@@ -50,6 +50,13 @@ static inline int b2_filter_undone(uint8_t f)
     return f != B2_NOFILTER && f != B2_TRUNC_PREC && f != B2_INT_TRUNC;
 }
 
+/* The streams a shuffle or bytedelta splits a block into: its filters_meta when set,
+ * else the typesize. */
+static inline size_t b2_filter_streams(uint8_t meta, int typesize)
+{
+    return meta != 0 ? meta : (size_t)typesize;
+}
+
 /* Format codes in flags bits 5..7. */
 enum {
     FORMAT_BLOSCLZ = 0,

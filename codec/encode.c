@@ -311,7 +311,7 @@ static const b2_cparams *chunk_params(const b2_cparams *p, int32_t n, int32_t bs
 {
     const b2_cparams *use = p;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
-        int32_t k = p->filters_meta[i] != 0 ? p->filters_meta[i] : p->typesize;
+        int32_t k = (int32_t)b2_filter_streams(p->filters_meta[i], p->typesize);
         if (p->filters[i] != B2_BYTEDELTA || (bs % k == 0 && n % k == 0))
             continue;
         if (use == p)

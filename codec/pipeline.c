@@ -34,7 +34,6 @@ int b2_pipeline_uses_delta(const uint8_t filters[B2_MAX_FILTERS])
     return memchr(filters, B2_DELTA, B2_MAX_FILTERS) != NULL;
 }
 
-
 int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uint8_t *buf,
                          uint8_t *spare, const uint8_t *dref, uint8_t *out)
 {
@@ -56,8 +55,8 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
         }
         if (f == B2_BYTEDELTA) {
             uint8_t *dst = left == 0 ? out : cur;
-            b2_bytedelta_decode(in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize,
-                                len, cur, dst);
+            b2_bytedelta_decode(b2_filter_streams(in->filters_meta[i], in->typesize), len, cur,
+                                dst);
             cur = dst;
             continue;
         }
@@ -69,11 +68,11 @@ int b2_pipeline_backward(const b2_chunk_info *in, size_t offset, size_t len, uin
         while (next >= 0 && !b2_filter_undone(in->filters[next]))
             next--;
         if (f == B2_SHUFFLE && next >= 0 && in->filters[next] == B2_DELTA) {
-            size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
+            size_t group = b2_filter_streams(in->filters_meta[i], in->typesize);
             b2_unshuffle_delta(group, len, cur, dst, dref, offset, in->typesize);
             i = next;
         } else if (f == B2_SHUFFLE) {
-            size_t group = in->filters_meta[i] != 0 ? in->filters_meta[i] : in->typesize;
+            size_t group = b2_filter_streams(in->filters_meta[i], in->typesize);
             b2_unshuffle(group, len, cur, dst);
         } else if (f == B2_BITSHUFFLE) {
             b2_bitunshuffle(in->typesize, len, cur, dst, in->version <= 2);
@@ -100,7 +99,7 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
         uint8_t *dst = cur == s1 ? s2 : s1;
         switch (f) {
         case B2_SHUFFLE:
-            b2_shuffle(meta[i] != 0 ? meta[i] : (size_t)typesize, len, cur, dst);
+            b2_shuffle(b2_filter_streams(meta[i], typesize), len, cur, dst);
             break;
         case B2_BITSHUFFLE:
             b2_bitshuffle((size_t)typesize, len, cur, dst, blosc1_layout);
@@ -114,7 +113,7 @@ const uint8_t *b2_pipeline_forward(const uint8_t filters[B2_MAX_FILTERS],
                 return NULL;
             break;
         case B2_BYTEDELTA:
-            b2_bytedelta_encode(meta[i] != 0 ? meta[i] : (size_t)typesize, len, cur, dst);
+            b2_bytedelta_encode(b2_filter_streams(meta[i], typesize), len, cur, dst);
             break;
         case B2_INT_TRUNC:
             if (b2_int_trunc((int8_t)meta[i], (size_t)typesize, len, cur, dst) < 0)
