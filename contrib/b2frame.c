@@ -25,8 +25,7 @@ static const char usage[] =
     "\n"
     "`b2frame COMMAND --help` describes a command. Codecs: blosclz, lz4, lz4hc, zlib, zstd.\n"
     "Filters: none, shuffle, bitshuffle, delta, trunc:BITS, int_trunc:BITS, bytedelta,\n"
-    "joined by ','\n"
-    "(delta,shuffle; shuffle,bytedelta).\n"
+    "joined by ',' (delta,shuffle; shuffle,bytedelta).\n"
     "Sizes accept K, M, G suffixes (powers of 1024).\n";
 
 static const struct {
