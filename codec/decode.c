@@ -54,7 +54,9 @@ static int32_t geometry_nblocks(const b2_chunk_info *in)
 }
 
 /* Most bytes a block's streams can take: each stream is either raw (csize + bytes) or a
- * run (csize + token), plus the tail stream of a split block that is not whole items. */
+ * run (csize + token), plus the tail stream of a split block that is not whole items.
+ * It also bounds a variable-length block (blocksize is then nbytes): its size and one
+ * stream no longer than the block. */
 static size_t max_block_extent(const b2_chunk_info *in)
 {
     return (size_t)in->blocksize + 5 * ((size_t)in->typesize + 1);
@@ -235,6 +237,8 @@ static int decode_vl_chunk(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_ch
     for (int32_t i = 0; i < in->nblocks && rc >= 0; i++) {
         const uint8_t *p;
         size_t ext = (size_t)(lay->bends[i] - lay->bstarts[i]);
+        if (ext > max_block_extent(in))   /* a lying cbytes makes the last one huge */
+            ext = max_block_extent(in);
         rc = fetch(src, (uint64_t)lay->bstarts[i], ext, &w->cbuf, &w->cbuf_cap, &p);
         if (rc >= 0)
             rc = decode_vl_block(w, in, codec, p, ext, dst + done, (size_t)in->nbytes - done);

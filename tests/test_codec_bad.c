@@ -365,6 +365,15 @@ static const uint8_t *vl_chunk(const char *name, uint8_t **file, int *cbytes)
 
 /* Variable-length-block chunks: read whole, by their one geometric block, and every
  * field that can lie about the blocks refused. */
+/* A reader that notes the most bytes asked for at once. */
+static size_t most_asked;
+static int asking_read(void *opaque, uint64_t off, size_t len, void *out)
+{
+    if (len > most_asked)
+        most_asked = len;
+    return rec_read(opaque, off, len, out);
+}
+
 START_TEST(test_vlblocks)
 {
     const char *names[] = {"vl-zstd5-shuffle-t4.b2frame", "vl-zstd3-none-t1-dict.b2frame",
@@ -444,6 +453,24 @@ START_TEST(test_vlblocks)
             }
             try_all(c, (size_t)cb, (size_t)nb);
         }
+        /* a header claiming many more stored bytes than the blocks take (the last
+         * block's extent runs to cbytes): a reader is never asked for more than a block
+         * can hold (the fuzzer's 1.8 GB buffer, 2026-11-22) */
+        memcpy(c, good, (size_t)cb);
+        set32(c + 12, cb + 100000);
+        rec_reader rr;
+        b2_chunk_src lying = rec_src(&rr, c, (size_t)cb);
+        lying.read = asking_read;
+        ck_assert_int_eq(b2_chunk_layout_load(&lay, &lying), 0);
+        uint8_t *out = malloc((size_t)nb);
+        d = b2_dctx_new();
+        most_asked = 0;
+        ck_assert_int_lt(b2_chunk_decode_blocks(d, &lay, &lying, 0, 1, out, (size_t)nb), 0);
+        ck_assert_msg(most_asked <= (size_t)nb + 5 * ((size_t)in.typesize + 1),
+                      "%s: asked for %zu bytes at once", names[k], most_asked);
+        b2_dctx_free(d);
+        b2_chunk_layout_free(&lay);
+        free(out);
         free(c);
         free(file);
     }
