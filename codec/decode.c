@@ -220,6 +220,18 @@ static int fetch(const b2_chunk_src *src, uint64_t off, size_t len, uint8_t **bu
     return B2E_OK;
 }
 
+/* Reads block nb's stored bytes (through w's buffer when src is a reader); *ext is their
+ * length, never more than a block can take: the last block runs to the header's cbytes,
+ * which may lie. */
+static int fetch_block(b2_worker *w, const b2_chunk_layout *lay, const b2_chunk_src *src,
+                       int32_t nb, const uint8_t **p, size_t *ext)
+{
+    *ext = (size_t)(lay->bends[nb] - lay->bstarts[nb]);
+    if (*ext > max_block_extent(&lay->info))
+        *ext = max_block_extent(&lay->info);
+    return fetch(src, (uint64_t)lay->bstarts[nb], *ext, &w->cbuf, &w->cbuf_cap, p);
+}
+
 /* All blocks of a variable-length-block chunk, one after another on one thread (their
  * places in dst are known only once the blocks before them are decoded). */
 static int decode_vl_chunk(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,
@@ -236,10 +248,8 @@ static int decode_vl_chunk(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_ch
     size_t done = 0;
     for (int32_t i = 0; i < in->nblocks && rc >= 0; i++) {
         const uint8_t *p;
-        size_t ext = (size_t)(lay->bends[i] - lay->bstarts[i]);
-        if (ext > max_block_extent(in))   /* a lying cbytes makes the last one huge */
-            ext = max_block_extent(in);
-        rc = fetch(src, (uint64_t)lay->bstarts[i], ext, &w->cbuf, &w->cbuf_cap, &p);
+        size_t ext;
+        rc = fetch_block(w, lay, src, i, &p, &ext);
         if (rc >= 0)
             rc = decode_vl_block(w, in, codec, p, ext, dst + done, (size_t)in->nbytes - done);
         if (rc >= 0)
@@ -507,15 +517,12 @@ static int load_and_decode(b2_worker *ctx, const b2_chunk_layout *lay, const b2_
                            const b2_stream_codec *codec, int32_t nb, const uint8_t *dref,
                            uint8_t *out)
 {
-    const b2_chunk_info *in = &lay->info;
-    size_t ext = (size_t)(lay->bends[nb] - lay->bstarts[nb]);
-    if (ext > max_block_extent(in))
-        ext = max_block_extent(in);
     const uint8_t *p;
-    int rc = fetch(src, (uint64_t)lay->bstarts[nb], ext, &ctx->cbuf, &ctx->cbuf_cap, &p);
+    size_t ext;
+    int rc = fetch_block(ctx, lay, src, nb, &p, &ext);
     if (rc < 0)
         return rc;
-    return decode_block(ctx, in, codec, nb, p, ext, dref, out);
+    return decode_block(ctx, &lay->info, codec, nb, p, ext, dref, out);
 }
 
 int b2_chunk_decode_blocks(b2_dctx *ctx, const b2_chunk_layout *lay, const b2_chunk_src *src,

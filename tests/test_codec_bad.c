@@ -363,8 +363,6 @@ static const uint8_t *vl_chunk(const char *name, uint8_t **file, int *cbytes)
     return f + hl;
 }
 
-/* Variable-length-block chunks: read whole, by their one geometric block, and every
- * field that can lie about the blocks refused. */
 /* A reader that notes the most bytes asked for at once. */
 static size_t most_asked;
 static int asking_read(void *opaque, uint64_t off, size_t len, void *out)
@@ -374,6 +372,8 @@ static int asking_read(void *opaque, uint64_t off, size_t len, void *out)
     return rec_read(opaque, off, len, out);
 }
 
+/* Variable-length-block chunks: read whole, by their one geometric block, and every
+ * field that can lie about the blocks refused. */
 START_TEST(test_vlblocks)
 {
     const char *names[] = {"vl-zstd5-shuffle-t4.b2frame", "vl-zstd3-none-t1-dict.b2frame",
