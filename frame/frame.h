@@ -42,6 +42,14 @@ const char *b2f_strerror(int code);
  * instead of faulted in afresh); programs call it first thing in main. */
 void b2f_malloc_policy(void);
 
+/* Temporary names (frame/tempname.c): "B2F_TEMP_PREFIX PID-N" in the directory of the file
+ * being written whole, renamed over it when complete. b2f_temp_name makes one unique
+ * among processes; b2f_temp_name_pid gives the PID in one, or -1 when name is not one. */
+#define B2F_TEMP_PREFIX ".b2fs-tmp-"
+int b2f_is_temp_name(const char *name);
+void b2f_temp_name(char *out, size_t cap);
+long b2f_temp_name_pid(const char *name);
+
 enum b2f_kind { B2F_KIND_FRAME = 1, B2F_KIND_BLOSCPACK = 2 };
 enum b2f_mode { B2F_RDONLY = 0, B2F_RDWR = 1 };
 

@@ -1,7 +1,4 @@
-/* Decoded blocks shared by all open files, bounded by -o cache_size (LRU), and the
- * read-ahead workers that fill it for sequential readers. A key is (node generation,
- * chunk, block): when a node's contents change it gets a new generation and its old
- * blocks simply age out.
+/* The decoded block cache (bcache.h).
  *
  * The bytes live in fixed-size pages of one region mapped at mount, touched only as the
  * cache fills; a block takes a run of contiguous pages (pagerun.h), so that a decoder can
@@ -10,13 +7,15 @@
  * they left glibc's per-thread arenas holding freed memory, and the daemon grew with
  * the amount read (contrib/bench-mount, memory rows). Pages keep the cache at cache_size
  * whatever malloc does. */
-#include "fs/b2fs.h"
-#include "fs/pagerun.h"
+#include "fs/bcache.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <syslog.h>
+
+#include "fs/log.h"
+#include "fs/pagerun.h"
 
 #define NBUCKETS 8192
 #define PAGE_BYTES ((size_t)8192)
@@ -230,89 +229,11 @@ size_t bcache_touched(void)
     return touched;
 }
 
-/* ---- per-thread decode context ---- */
-
-static pthread_key_t dctx_key;
-static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
-
-static void dctx_free(void *p)
+int bcache_enabled(void)
 {
-    b2_dctx_free(p);
+    return __atomic_load_n(&npages, __ATOMIC_RELAXED) != 0;
 }
 
-static void dctx_key_make(void)
-{
-    pthread_key_create(&dctx_key, dctx_free);
-}
-
-b2_dctx *thread_dctx(void)
-{
-    pthread_once(&dctx_once, dctx_key_make);
-    b2_dctx *c = pthread_getspecific(dctx_key);
-    if (!c) {
-        c = b2_dctx_new();
-        pthread_setspecific(dctx_key, c);
-    }
-    return c;
-}
-
-/* ---- read-ahead ---- */
-
-#define MAX_RA_PENDING 16
-
-typedef struct ra_task {
-    b2fs_task task;
-    b2fs_node *n;
-    int64_t chunk;
-} ra_task;
-
-static int ra_pending;
-
-static void run_readahead(b2fs_task *t)
-{
-    ra_task *ra = (ra_task *)t;
-    b2fs_node *n = ra->n;
-    /* never wait for a writer: it may itself be waiting for compression jobs queued
-     * behind this task */
-    if (pthread_rwlock_tryrdlock(&n->lock) != 0)
-        goto out;
-    uint64_t cs = (uint64_t)n->chunksize;
-    if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
-        uint64_t start = (uint64_t)ra->chunk * cs;
-        uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
-        /* the reader may have caught up and decoded it itself */
-        if (!node_behind_reader(n, start + len))
-            node_read_chunk_part(n, ra->chunk, 0, (uint32_t)len, NULL, B2FS_READ_AHEAD);
-    }
-    pthread_rwlock_unlock(&n->lock);
-out:
-    node_put(n);
-    free(ra);
-    __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
-}
-
-void bcache_readahead(b2fs_node *n, int64_t c)
-{
-    if (!wpool_size() || !__atomic_load_n(&npages, __ATOMIC_RELAXED))
-        return;
-    if (__atomic_add_fetch(&ra_pending, 1, __ATOMIC_RELAXED) > MAX_RA_PENDING) {
-        __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    ra_task *ra = malloc(sizeof *ra);
-    if (!ra) {
-        __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    node_ref(n);
-    ra->task.run = run_readahead;
-    ra->n = n;
-    ra->chunk = c;
-    wpool_submit(&ra->task);
-}
-
-/* Leaves the cache off (npages 0) when the region cannot be mapped. A second init
- * needs a bcache_shutdown first. */
 void bcache_init(size_t bytes)
 {
     size_t n = bytes / PAGE_BYTES;

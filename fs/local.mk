@@ -1,29 +1,36 @@
-# fs/: the b2fs program. Everything but main() is in a library so that the unit
-# tests (tests/test_fs) can call the option parser and the path mapping directly.
+# fs/: the b2fs daemon. Everything but main() is in a library so that the unit tests
+# (tests/fs/) call the modules directly, without a mount. docs/ARCHITECTURE.md names
+# each module and what it may call.
 noinst_LIBRARIES += fs/libb2fs.a
-fs_libb2fs_a_CPPFLAGS = $(AM_CPPFLAGS) $(FUSE3_CFLAGS)
+FS_CPPFLAGS = $(AM_CPPFLAGS) -DFUSE_USE_VERSION=31 $(FUSE3_CFLAGS)
+fs_libb2fs_a_CPPFLAGS = $(FS_CPPFLAGS)
 fs_libb2fs_a_SOURCES = \
-	fs/b2fs.h \
-	fs/ops.h \
-	fs/options.c \
-	fs/log.c \
-	fs/paths.c \
-	fs/node.c \
-	fs/commit_behind.c \
-	fs/share.c \
-	fs/rechunk.c \
-	fs/pagerun.h \
-	fs/pagerun.c \
-	fs/bcache.c \
-	fs/wpool.c \
-	fs/io.c \
-	fs/xattr.c \
-	fs/ops.c
+	fs/log.h fs/log.c \
+	fs/errmap.h fs/errmap.c \
+	fs/options.h fs/options.c \
+	fs/backing.h fs/backing.c \
+	fs/paths.h fs/paths.c \
+	fs/wpool.h fs/wpool.c \
+	fs/pagerun.h fs/pagerun.c \
+	fs/bcache.h fs/bcache.c \
+	fs/scratch.h fs/scratch.c \
+	fs/node.h fs/node.c \
+	fs/layout.h fs/layout.c \
+	fs/dirty.h fs/dirty.c \
+	fs/read.h fs/read.c \
+	fs/write.h fs/write.c \
+	fs/share.h fs/share.c \
+	fs/replace.h fs/replace.c \
+	fs/commit.h fs/commit.c \
+	fs/rechunk.h fs/rechunk.c \
+	fs/file.h fs/file.c \
+	fs/xattr.h fs/xattr.c \
+	fs/ops.h fs/ops.c
 FS_LIBS = fs/libb2fs.a $(FRAME_LIBS) $(FUSE3_LIBS)
 
 bin_PROGRAMS += fs/b2fs
 fs_b2fs_SOURCES = fs/main.c
-fs_b2fs_CPPFLAGS = $(AM_CPPFLAGS) $(FUSE3_CFLAGS)
+fs_b2fs_CPPFLAGS = $(FS_CPPFLAGS)
 fs_b2fs_LDADD = $(FS_LIBS)
 
 dist_man_MANS += contrib/b2fs.1

@@ -1,11 +1,12 @@
 /* b2fs [options] BACKING MOUNTPOINT */
-#include "fs/ops.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "fs/options.h"
+#include "fs/ops.h"
 
 int main(int argc, char *argv[])
 {

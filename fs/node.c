@@ -1,27 +1,31 @@
-/* The table of open frame files, keyed by backing inode so that renames and hard links
- * need no bookkeeping. Unused nodes stay open (idle, LRU) for a while so that `ls -l`
- * and repeated opens do not parse the frame again. */
-#include "fs/b2fs.h"
+/* The node table and the nodes' life cycle (node.h). */
+#include "fs/node.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <sys/xattr.h>
 #include <unistd.h>
+
+#include "fs/log.h"
+#include "fs/options.h"
 
 #define NBUCKETS 1024
 #define MAX_IDLE 128
-#define TRIM_AFTER_COMMIT ((size_t)8 << 20) /* committed bytes that make a commit trim the heap */
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static b2fs_node *buckets[NBUCKETS];
 static b2fs_node *idle_head, *idle_tail; /* most recent first */
 static int nidle;
 static uint64_t next_gen = 1;
+static node_retire_fn retire_hook;
+
+void node_table_init(node_retire_fn retire)
+{
+    retire_hook = retire;
+}
 
 static size_t bucket_of(dev_t dev, ino_t ino)
 {
@@ -74,7 +78,7 @@ void node_load_sizes(b2fs_node *n)
     b2f_stat_get(n->frame, &fs);
     n->size = n->fnbytes = (uint64_t)fs.nbytes;
     n->chunksize = fs.chunksize;
-    n->writable = fs.writable && fs.kind == B2F_KIND_FRAME;
+    n->writable = n->writable && fs.writable && fs.kind == B2F_KIND_FRAME;
 }
 
 static void node_open_frame(b2fs_node *n)
@@ -93,15 +97,6 @@ static void node_open_frame(b2fs_node *n)
     n->broken[0] = 0;
     node_load_sizes(n);
     n->cctx = n->writable ? b2f_cctx_new(n->frame) : NULL;
-}
-
-void node_set_path(b2fs_node *n, const char *path)
-{
-    char *p = strdup(path);
-    if (p) {
-        free(n->path);
-        n->path = p;
-    }
 }
 
 static void set_location(b2fs_node *n, int dirfd, const char *name)
@@ -140,17 +135,14 @@ static b2fs_node *node_alloc(int fd, const char *path)
     return n;
 }
 
-static void node_free(b2fs_node *n)
+void node_destroy(b2fs_node *n)
 {
-    node_commit_behind_end(n, 1);
-    node_harvest(n, 1);
-    node_drop_cctx(n);
     for (int i = 0; i < n->ndirty; i++)
         free(n->dirty[i].img);
-    n->ndirty = 0;
-    n->staged = 0;
-    node_account(n);
     free(n->dirty);
+    free(n->touched);
+    while (n->nspare)
+        b2_cctx_free(n->spare_cctx[--n->nspare]);
     if (n->cctx)
         b2_cctx_free(n->cctx);
     if (n->frame)
@@ -160,7 +152,6 @@ static void node_free(b2fs_node *n)
         close(n->dirfd);
     free(n->name);
     free(n->path);
-    free(n->touched);
     pthread_rwlock_destroy(&n->lock);
     pthread_mutex_destroy(&n->ra_lock);
     pthread_mutex_destroy(&n->job_lock);
@@ -177,7 +168,7 @@ static b2fs_node *insert_locked(b2fs_node *n)
         if (o->dev == n->dev && o->ino == n->ino) {
             if (o->refs++ == 0)
                 idle_unlink(o);
-            node_free(n);
+            node_destroy(n);
             return o;
         }
     }
@@ -221,7 +212,7 @@ void node_refresh(b2fs_node *n)
         st.st_size == n->bsize)
         return;
     n->cached_ok = 0;
-    if (n->ndirty || n->njobs || n->changed)
+    if (node_has_changes(n))
         return; /* our own uncommitted changes win; the commit will say if that fails */
     if (!n->frame) {
         node_open_frame(n);
@@ -239,14 +230,9 @@ void node_refresh(b2fs_node *n)
     n->bsize = st.st_size;
 }
 
-static char *backing_path(const char *path, const b2fs_loc *loc)
+int node_has_changes(const b2fs_node *n)
 {
-    char *out = NULL;
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    int plen = slash ? (int)(slash - path) : 0;
-    if (asprintf(&out, "%s%.*s/%s", b2fs_cfg.backing, plen, path ? path : "", loc->name) < 0)
-        return NULL;
-    return out;
+    return n->ndirty || n->njobs || n->changed;
 }
 
 int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
@@ -267,7 +253,7 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     }
     if (fd < 0)
         return -errno;
-    char *bp = backing_path(path, loc);
+    char *bp = loc_backing_path(path, loc, NULL);
     n = node_alloc(fd, bp);
     free(bp);
     if (!n) {
@@ -285,15 +271,16 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     return 0;
 }
 
-int node_adopt(int fd, b2_frame *f, const char *path, int dirfd, const char *name,
+int node_adopt(int fd, b2_frame *f, const char *bpath, int dirfd, const char *name,
                b2fs_node **out)
 {
-    b2fs_node *n = node_alloc(fd, path);
+    b2fs_node *n = node_alloc(fd, bpath);
     if (!n)
         return -ENOMEM;
     set_location(n, dirfd, name);
     n->kind = B2FS_FRAME;
     n->frame = f;
+    n->writable = 1;
     node_load_sizes(n);
     n->cctx = n->writable ? b2f_cctx_new(f) : NULL;
     node_stamp(n);
@@ -334,189 +321,39 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
     pthread_mutex_unlock(&table_lock);
 }
 
-static void copy_xattrs(int from, int to)
+/* The last reference is about to go: an idle node keeps its frame, not its compression
+ * contexts (about 1.4 MiB each) nor the chunk layouts reads cached (0.25 MiB a GiB
+ * read): with up to MAX_IDLE nodes kept, writing or reading many files grew the daemon.
+ * Returns whether the file is deleted (or replaced by another mount's compaction): such
+ * a node is not kept. */
+static int trim_for_idle(b2fs_node *n)
 {
-    char names[65536], val[65536];
-    ssize_t len = flistxattr(from, names, sizeof names);
-    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
-        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
-        if (vl >= 0)
-            fsetxattr(to, names + i, val, (size_t)vl, 0);
-    }
-}
-
-/* The rename reaches the disk: a later fsync of the new file then survives a crash. */
-static void sync_dir(int dirfd)
-{
-    int d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d >= 0) {
-        fsync(d);
-        close(d);
-    }
-}
-
-int node_replace_with(b2fs_node *n, node_writer write, const char *what)
-{
-    node_commit_behind_end(n, 1);
+    pthread_rwlock_wrlock(&n->lock);
+    while (n->nspare)
+        b2_cctx_free(n->spare_cctx[--n->nspare]);
+    if (n->frame)
+        b2f_forget_layouts(n->frame);
     struct stat st;
-    if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-        st.st_ino != n->ino || st.st_dev != n->dev)
-        return -ESTALE;   /* deleted or replaced: nothing to rename over */
-    static unsigned long counter;
-    char tmp[64], err[200] = "";
-    snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-r%lu", (int)getpid(),
-             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-    int fd = openat(n->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    st.st_mode & 07777);
-    if (fd < 0) {
-        int e = errno;
-        b2fs_log(LOG_WARNING, "%s: %s: cannot create %s: %s", n->path, what, tmp, strerror(e));
-        return -e;
-    }
-    /* says "in use" to other mounts' stale-temporary cleanup (paths.c); it becomes the
-     * frame's commit lock after the rename, which the caller releases */
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    fcntl(fd, F_OFD_SETLK, &fl);
-    if (fchown(fd, st.st_uid, st.st_gid) < 0 && geteuid() == 0)
-        b2fs_log(LOG_WARNING, "%s: %s: chown: %s", n->path, what, strerror(errno));
-    copy_xattrs(n->fd, fd);
-    /* tells other mounts with an older file of this line open where it went (share.c) */
-    char from[64];
-    node_lineage(n, from, sizeof from);
-    fsetxattr(fd, B2FS_XATTR_FROM, from, strlen(from), 0);
-    b2_frame *nf = NULL;
-    int r = write(n->frame, fd, err, sizeof err);
-    if (r == 0 && fdatasync(fd) < 0)
-        r = -errno;
-    if (r == 0)
-        r = b2f_open(&nf, fd, B2F_RDWR, NULL, err, sizeof err);
-    if (r == 0 && renameat(n->dirfd, tmp, n->dirfd, n->name) < 0)
-        r = -errno;
-    if (r < 0) {
-        b2fs_log(LOG_WARNING, "%s: %s failed: %s%s%s", n->path, what, b2f_strerror(r),
-                 err[0] ? ": " : "", err);
-        if (nf)
-            b2f_close(nf);
-        unlinkat(n->dirfd, tmp, 0);
-        close(fd);
-        return b2fs_errno(r);
-    }
-    sync_dir(n->dirfd);
-    b2f_close(n->frame);
-    close(n->fd);
-    n->frame = nf;
-    n->fd = fd;
-    struct stat nst;
-    if (fstat(fd, &nst) == 0)
-        node_rekey(n, nst.st_dev, nst.st_ino);
-    return 0;
-}
-
-/* When more than half of the frame file is space no chunk uses: compaction. */
-static void maybe_compact(b2fs_node *n)
-{
-    b2f_stat fs;
-    b2f_stat_get(n->frame, &fs);
-    int64_t dead = b2f_dead_bytes(n->frame);
-    if (dead >= (1 << 20) && dead * 2 >= fs.file_len)
-        node_replace_with(n, b2f_compact_into, "compaction");
-}
-
-/* Bytes committed since the heap was last trimmed. */
-static size_t untrimmed;
-
-void node_note_committed(size_t bytes)
-{
-    __atomic_add_fetch(&untrimmed, bytes, __ATOMIC_RELAXED);
-}
-
-static int commit(b2fs_node *n, int durable)
-{
-    if (!n->frame || !n->writable)
-        return 0;
-    /* one that failed left everything staged: this commit tries again, and says */
-    node_commit_behind_end(n, 1);
-    int r = node_flush_dirty(n);
-    if (r < 0)
-        return r;
-    if (!n->changed) {
-        if (durable && fdatasync(n->fd) < 0)
-            return -errno;
-        return 0;
-    }
-    char err[200] = "";
-    size_t staged = n->staged;
-    /* other b2fs mounts of the same backing directory: one commit at a time, each on
-     * top of what the others committed (node_rebase_if_changed may switch n->fd to
-     * the file that replaced ours; closing the old one releases its lock) */
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    fcntl(n->fd, F_OFD_SETLKW, &fl);
-    r = node_rebase_if_changed(n, 1);
-    if (r == 0) {
-        /* an empty frame with new vlmetalayers cannot be committed in place atomically */
-        r = !b2f_commit_is_atomic(n->frame) &&
-                    node_replace_with(n, b2f_compact_into, "rewriting the file") == 0
-                ? 0
-                : b2f_commit(n->frame, durable, err, sizeof err);
-        if (r < 0) {
-            b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
-                     err[0] ? ": " : "", err);
-            r = b2fs_errno(r);
-        } else {
-            n->changed = 0;
-            n->staged = 0;
-            node_forget_changes(n);
-            node_account(n);
-            maybe_compact(n);
-            node_stamp(n);
-        }
-    }
-    fl.l_type = F_UNLCK;
-    fcntl(n->fd, F_OFD_SETLK, &fl);
-    if (r == 0)
-        node_note_committed(staged);
-    return r;
-}
-
-int node_commit(b2fs_node *n, int durable)
-{
-    int r = commit(n, durable);
-#ifdef __GLIBC__
-    /* The staged chunks freed by this commit and the ones before it were allocated by
-     * several threads; glibc keeps such memory in its arenas (4 writers of 1 GiB left
-     * 180 MiB resident, idle) unless asked to give it back. */
-    if (__atomic_load_n(&untrimmed, __ATOMIC_RELAXED) >= TRIM_AFTER_COMMIT) {
-        __atomic_store_n(&untrimmed, 0, __ATOMIC_RELAXED);
-        malloc_trim(0);
-    }
-#endif
-    return r;
-}
-
-int node_commit_while_writing(b2fs_node *n)
-{
-    return commit(n, 0);
+    int gone = fstat(n->fd, &st) == 0 && st.st_nlink == 0;
+    pthread_rwlock_unlock(&n->lock);
+    return gone;
 }
 
 void node_put(b2fs_node *n)
 {
+    pthread_mutex_lock(&table_lock);
+    int last = n->refs == 1;
+    pthread_mutex_unlock(&table_lock);
+    /* (another thread may take a reference meanwhile: trimming is harmless then) */
+    int gone = last ? trim_for_idle(n) : 0;
     b2fs_node *evict = NULL;
     pthread_mutex_lock(&table_lock);
     if (--n->refs == 0) {
-        /* an idle node keeps its frame, not its compression contexts (about 1.4 MiB
-         * each) nor the chunk layouts reads cached (0.25 MiB a GiB read): with up to
-         * MAX_IDLE nodes kept, writing or reading many files grew the daemon */
-        node_drop_cctx(n);
-        if (n->frame)
-            b2f_forget_layouts(n->frame);
         idle_push(n);
-        struct stat st;
-        /* a file deleted (or replaced by another mount's compaction) is not kept open */
-        if (fstat(n->fd, &st) == 0 && st.st_nlink == 0) {
+        if (gone)
             evict = n;
-        } else if (nidle > MAX_IDLE) {
+        else if (nidle > MAX_IDLE)
             evict = idle_tail;
-        }
         if (evict) {
             idle_unlink(evict);
             b2fs_node **pp = &buckets[bucket_of(evict->dev, evict->ino)];
@@ -527,17 +364,16 @@ void node_put(b2fs_node *n)
     }
     pthread_mutex_unlock(&table_lock);
     if (evict) {
-        if (evict->ndirty || evict->njobs || evict->changed) {
-            if (node_commit(evict, 0) < 0)
-                b2fs_log(LOG_ERR, "%s: uncommitted changes lost", evict->path);
-        }
-        node_free(evict);
+        if (retire_hook)
+            retire_hook(evict);
+        else
+            node_destroy(evict);
     }
 }
 
-void node_commit_all(void)
+void node_each(void (*fn)(b2fs_node *n, void *arg), void *arg)
 {
-    /* take references under the table lock, commit without it (commit may compact,
+    /* references under the table lock, calls without it (fn may commit and compact,
      * which moves the node in the table) */
     b2fs_node **all = NULL;
     size_t count = 0, cap = 0;
@@ -545,27 +381,22 @@ void node_commit_all(void)
     for (size_t b = 0; b < NBUCKETS; b++) {
         for (b2fs_node *n = buckets[b]; n; n = n->next) {
             if (count == cap) {
-                cap = cap ? cap * 2 : 64;
-                b2fs_node **na = realloc(all, cap * sizeof *na);
+                size_t ncap = cap ? cap * 2 : 64;
+                b2fs_node **na = realloc(all, ncap * sizeof *na);
                 if (!na)
                     break;
                 all = na;
+                cap = ncap;
             }
-            if (count < cap) {
-                if (n->refs++ == 0)
-                    idle_unlink(n);
-                all[count++] = n;
-            }
+            if (n->refs++ == 0)
+                idle_unlink(n);
+            all[count++] = n;
         }
     }
     pthread_mutex_unlock(&table_lock);
     for (size_t i = 0; i < count; i++) {
-        b2fs_node *n = all[i];
-        pthread_rwlock_wrlock(&n->lock);
-        if (n->ndirty || n->njobs || n->changed)
-            node_commit(n, 1);
-        pthread_rwlock_unlock(&n->lock);
-        node_put(n);
+        fn(all[i], arg);
+        node_put(all[i]);
     }
     free(all);
 }

@@ -1,6 +1,5 @@
-/* The FUSE callbacks (high-level path API). Paths are mapped by paths.c; frame files
- * go through nodes (node.c, io.c), everything else is passed through to BACKING. */
-#include "fs/b2fs.h"
+/* The FUSE callbacks (ops.h). */
+#include "fs/ops.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,7 +12,17 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "fs/ops.h"
+#include "fs/backing.h"
+#include "fs/bcache.h"
+#include "fs/commit.h"
+#include "fs/errmap.h"
+#include "fs/file.h"
+#include "fs/log.h"
+#include "fs/node.h"
+#include "fs/options.h"
+#include "fs/paths.h"
+#include "fs/wpool.h"
+#include "fs/xattr.h"
 
 typedef struct handle {
     int kind;          /* B2FS_PLAIN: fd; else node */
@@ -39,23 +48,13 @@ static int resolve_existing(const char *path, b2fs_loc *loc)
     return r;
 }
 
-/* Stat of a frame file. st_blksize is the FUSE request size, so that cp, cat and
- * friends move 1 MiB per call instead of 128 KiB (fewer requests, whole chunks). */
-static void frame_stat(b2fs_node *n, struct stat *st)
-{
-    pthread_rwlock_rdlock(&n->lock);
-    node_fill_stat(n, st);
-    pthread_rwlock_unlock(&n->lock);
-    st->st_blksize = B2FS_IO_SIZE;
-}
-
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h) {
         if (h->kind == B2FS_PLAIN)
             return fstat(h->fd, st) < 0 ? -errno : 0;
-        frame_stat(h->node, st);
+        file_stat(h->node, st);
         return 0;
     }
     b2fs_loc loc;
@@ -68,7 +67,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
         b2fs_node *n;
         r = node_get(path, &loc, &n);
         if (r == 0) {
-            frame_stat(n, st);
+            file_stat(n, st);
             node_put(n);
         }
     }
@@ -242,10 +241,10 @@ static int op_link(const char *from, const char *to)
 static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h) {
-        int fd = h->kind == B2FS_PLAIN ? h->fd : h->node->fd;
-        return fchmod(fd, mode) < 0 ? -errno : 0;
-    }
+    if (h && h->kind != B2FS_PLAIN)
+        return file_chmod(h->node, mode);
+    if (h)
+        return fchmod(h->fd, mode) < 0 ? -errno : 0;
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
@@ -265,10 +264,10 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h) {
-        int fd = h->kind == B2FS_PLAIN ? h->fd : h->node->fd;
-        return fchown(fd, uid, gid) < 0 ? -errno : 0;
-    }
+    if (h && h->kind != B2FS_PLAIN)
+        return file_chown(h->node, uid, gid);
+    if (h)
+        return fchown(h->fd, uid, gid) < 0 ? -errno : 0;
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
@@ -278,52 +277,37 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
     return r;
 }
 
-/* Runs fn on the node of a frame: from the open handle, or looked up by path. */
-static int with_node(const char *path, struct fuse_file_info *fi, int write,
-                     int (*fn)(b2fs_node *n, void *arg), void *arg,
+/* Runs fn on the node of a frame, from the open handle or looked up by path; on a plain
+ * file, plain(dirfd, name, fd, arg) with the handle's fd or the backing entry. fn gets
+ * commit_now when no open handle will flush the change. */
+static int with_node(const char *path, struct fuse_file_info *fi,
+                     int (*fn)(b2fs_node *n, void *arg, int commit_now), void *arg,
                      int (*plain)(int dirfd, const char *name, int fd, void *arg))
 {
     handle *h = fh_of(fi);
-    b2fs_node *n = NULL;
-    b2fs_loc loc = {.dirfd = -1};
-    int r;
-    if (h) {
-        if (h->kind == B2FS_PLAIN)
-            return plain(-1, NULL, h->fd, arg);
-        n = h->node;
-        node_ref(n);
+    if (h)
+        return h->kind == B2FS_PLAIN ? plain(-1, NULL, h->fd, arg) : fn(h->node, arg, 0);
+    b2fs_loc loc;
+    int r = resolve_existing(path, &loc);
+    if (r)
+        return r;
+    if (loc.kind == B2FS_PLAIN) {
+        r = plain(loc.dirfd, loc.name, -1, arg);
     } else {
-        r = resolve_existing(path, &loc);
-        if (r)
-            return r;
-        if (loc.kind == B2FS_PLAIN) {
-            r = plain(loc.dirfd, loc.name, -1, arg);
-            loc_done(&loc);
-            return r;
-        }
+        b2fs_node *n;
         r = node_get(path, &loc, &n);
-        if (r) {
-            loc_done(&loc);
-            return r;
+        if (r == 0) {
+            r = fn(n, arg, 1);
+            node_put(n);
         }
     }
-    if (write)
-        pthread_rwlock_wrlock(&n->lock);
-    else
-        pthread_rwlock_rdlock(&n->lock);
-    r = fn(n, arg);
-    /* without an open handle nobody will flush: commit now */
-    if (write && !h && r >= 0)
-        r = node_commit(n, 0);
-    pthread_rwlock_unlock(&n->lock);
-    node_put(n);
     loc_done(&loc);
     return r;
 }
 
-static int truncate_node(b2fs_node *n, void *arg)
+static int truncate_node(b2fs_node *n, void *arg, int commit_now)
 {
-    return node_truncate(n, *(uint64_t *)arg);
+    return file_truncate(n, *(uint64_t *)arg, commit_now);
 }
 
 static int truncate_plain(int dirfd, const char *name, int fd, void *arg)
@@ -344,26 +328,15 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     if (size < 0)
         return -EINVAL;
     uint64_t s = (uint64_t)size;
-    return with_node(path, fi, 1, truncate_node, &s, truncate_plain);
-}
-
-static int commit_node(b2fs_node *n, void *arg)
-{
-    return node_commit(n, 0);
+    return b2fs_fuse_result(with_node(path, fi, truncate_node, &s, truncate_plain));
 }
 
 static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
     /* commit first, or the commit would overwrite the times being set (cp -p, tar) */
     handle *h = fh_of(fi);
-    if (h && h->kind != B2FS_PLAIN) {
-        pthread_rwlock_wrlock(&h->node->lock);
-        int r = node_commit(h->node, 0);
-        if (!r && futimens(h->node->fd, tv) < 0)
-            r = -errno;
-        pthread_rwlock_unlock(&h->node->lock);
-        return r;
-    }
+    if (h && h->kind != B2FS_PLAIN)
+        return b2fs_fuse_result(file_utimens(h->node, tv));
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
@@ -371,9 +344,7 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     if (loc.kind != B2FS_PLAIN) {
         b2fs_node *n = node_find(loc.st.st_dev, loc.st.st_ino);
         if (n) {
-            pthread_rwlock_wrlock(&n->lock);
-            commit_node(n, NULL);
-            pthread_rwlock_unlock(&n->lock);
+            file_commit(n, 0);
             node_put(n);
         }
     }
@@ -382,20 +353,11 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     return r;
 }
 
-static int open_node(const char *path, b2fs_loc *loc, struct fuse_file_info *fi, b2fs_node *n)
+static int open_node(b2fs_node *n, struct fuse_file_info *fi)
 {
-    int acc = fi->flags & O_ACCMODE;
-    pthread_rwlock_wrlock(&n->lock);
-    int r = 0;
-    if (!n->frame)
-        r = -EIO; /* did not open: logged once with the reason */
-    else if (acc != O_RDONLY && !n->writable)
-        r = -EROFS;
-    else if ((fi->flags & O_TRUNC) && acc != O_RDONLY)
-        r = node_truncate(n, 0);
-    fi->keep_cache = n->cached_ok;
-    n->cached_ok = 1;
-    pthread_rwlock_unlock(&n->lock);
+    int keep_cache = 0;
+    int r = file_open(n, fi->flags, &keep_cache);
+    fi->keep_cache = keep_cache;
     if (r)
         return r;
     handle *h = calloc(1, sizeof *h);
@@ -433,15 +395,13 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     b2fs_node *n;
     r = node_get(path, &loc, &n);
     if (r == 0) {
-        r = open_node(path, &loc, fi, n);
+        r = open_node(n, fi);
         if (r)
             node_put(n);
     }
     loc_done(&loc);
-    return r;
+    return b2fs_fuse_result(r);
 }
-
-static unsigned long temp_counter;
 
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
@@ -459,53 +419,20 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
         loc_done(&loc);
         return -EINVAL;
     }
-    char name[300], tmp[64];
-    r = name_with_suffix(name, sizeof name, loc.mname, ".b2frame");
-    if (r) {
-        loc_done(&loc);
-        return r;
-    }
     b2f_params p;
     b2fs_params_for_new(path, &p);
-    snprintf(tmp, sizeof tmp, ".b2fs-tmp-%d-%lu", (int)getpid(),
-             __atomic_add_fetch(&temp_counter, 1, __ATOMIC_RELAXED));
-    int fd = openat(loc.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
-    if (fd < 0) {
-        r = -errno;
-        loc_done(&loc);
-        return r;
-    }
-    own(loc.dirfd, tmp);
-    b2_frame *f;
-    char err[200] = "";
-    r = b2f_create(&f, fd, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
-    if (r < 0) {
-        b2fs_log(LOG_ERR, "%s: cannot create frame: %s%s%s", path, b2f_strerror(r),
-                 err[0] ? ": " : "", err);
-        r = b2fs_errno(r);
-    } else if (renameat(loc.dirfd, tmp, loc.dirfd, name) < 0) {
-        r = -errno;
-        b2f_close(f);
-    }
-    if (r < 0) {
-        unlinkat(loc.dirfd, tmp, 0);
-        close(fd);
-        loc_done(&loc);
-        return r;
-    }
+    struct fuse_context *cx = fuse_get_context();
     b2fs_node *n;
-    char bpath[600];
-    snprintf(bpath, sizeof bpath, "%s%.*s/%s", b2fs_cfg.backing,
-             (int)(strrchr(path, '/') - path), path, name);
-    r = node_adopt(fd, f, bpath, loc.dirfd, name, &n);
+    r = file_create(&loc, path, &p, mode, cx ? cx->uid : (uid_t)-1, cx ? cx->gid : (gid_t)-1,
+                    &n);
     loc_done(&loc);
-    if (r)
-        return r;
-    fi->flags &= ~O_TRUNC;
-    r = open_node(path, NULL, fi, n);
-    if (r)
-        node_put(n);
-    return r;
+    if (r == 0) {
+        fi->flags &= ~O_TRUNC;
+        r = open_node(n, fi);
+        if (r)
+            node_put(n);
+    }
+    return b2fs_fuse_result(r);
 }
 
 static int op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -515,11 +442,7 @@ static int op_read(const char *path, char *buf, size_t size, off_t off, struct f
         ssize_t r = pread(h->fd, buf, size, off);
         return r < 0 ? -errno : (int)r;
     }
-    node_check_shared(h->node);
-    pthread_rwlock_rdlock(&h->node->lock);
-    ssize_t r = node_read(h->node, buf, size, (uint64_t)off);
-    pthread_rwlock_unlock(&h->node->lock);
-    return (int)r;
+    return b2fs_fuse_result((int)file_read(h->node, buf, size, (uint64_t)off));
 }
 
 /* Copies the next len bytes of a request's data (memory, or a pipe when the kernel
@@ -544,10 +467,7 @@ static int op_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
         out.buf[0].pos = off;
         return (int)fuse_buf_copy(&out, buf, 0);
     }
-    pthread_rwlock_wrlock(&h->node->lock);
-    ssize_t r = node_write_with(h->node, size, (uint64_t)off, fill_from_bufvec, buf);
-    pthread_rwlock_unlock(&h->node->lock);
-    return (int)r;
+    return b2fs_fuse_result((int)file_write(h->node, size, (uint64_t)off, fill_from_bufvec, buf));
 }
 
 static int op_statfs(const char *path, struct statvfs *sv)
@@ -560,10 +480,7 @@ static int op_flush(const char *path, struct fuse_file_info *fi)
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN)
         return 0;
-    pthread_rwlock_wrlock(&h->node->lock);
-    int r = node_commit(h->node, 0);
-    pthread_rwlock_unlock(&h->node->lock);
-    return r;
+    return b2fs_fuse_result(file_commit(h->node, 0));
 }
 
 static int op_release(const char *path, struct fuse_file_info *fi)
@@ -572,9 +489,7 @@ static int op_release(const char *path, struct fuse_file_info *fi)
     if (h->kind == B2FS_PLAIN) {
         close(h->fd);
     } else {
-        pthread_rwlock_wrlock(&h->node->lock);
-        node_commit(h->node, 0);
-        pthread_rwlock_unlock(&h->node->lock);
+        file_commit(h->node, 0); /* (a failure was logged; close(2) has returned) */
         node_put(h->node);
     }
     free(h);
@@ -586,10 +501,7 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN)
         return (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? -errno : 0;
-    pthread_rwlock_wrlock(&h->node->lock);
-    int r = node_commit(h->node, 1);
-    pthread_rwlock_unlock(&h->node->lock);
-    return r;
+    return b2fs_fuse_result(file_commit(h->node, 1));
 }
 
 static int op_opendir(const char *path, struct fuse_file_info *fi)
@@ -641,28 +553,10 @@ struct falloc {
     off_t off, len;
 };
 
-static int falloc_node(b2fs_node *n, void *arg)
+static int falloc_node(b2fs_node *n, void *arg, int commit_now)
 {
     struct falloc *a = arg;
-    uint64_t end = (uint64_t)a->off + (uint64_t)a->len;
-    if (a->mode == 0)
-        return end > n->size ? node_truncate(n, end) : 0;
-    if (a->mode == FALLOC_FL_KEEP_SIZE)
-        return 0;
-    if (a->mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
-        static const char zeros[65536];
-        if (end > n->size)
-            end = n->size;
-        for (uint64_t pos = (uint64_t)a->off; pos < end;) {
-            size_t take = end - pos < sizeof zeros ? (size_t)(end - pos) : sizeof zeros;
-            ssize_t w = node_write(n, zeros, take, pos);
-            if (w < 0)
-                return (int)w;
-            pos += (uint64_t)w;
-        }
-        return 0;
-    }
-    return -EOPNOTSUPP;
+    return file_fallocate(n, a->mode, (uint64_t)a->off, (uint64_t)a->len, commit_now);
 }
 
 static int falloc_plain(int dirfd, const char *name, int fd, void *arg)
@@ -677,7 +571,7 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
     if (off < 0 || len <= 0)
         return -EINVAL;
     struct falloc a = {mode, off, len};
-    return with_node(path, fi, 1, falloc_node, &a, falloc_plain);
+    return b2fs_fuse_result(with_node(path, fi, falloc_node, &a, falloc_plain));
 }
 
 static off_t op_lseek(const char *path, off_t off, int whence, struct fuse_file_info *fi)
@@ -691,10 +585,7 @@ static off_t op_lseek(const char *path, off_t off, int whence, struct fuse_file_
     }
     if (whence != SEEK_DATA && whence != SEEK_HOLE)
         return -EINVAL;
-    pthread_rwlock_rdlock(&h->node->lock);
-    off_t r = node_seek(h->node, off, whence);
-    pthread_rwlock_unlock(&h->node->lock);
-    return r;
+    return file_seek(h->node, off, whence);
 }
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -710,6 +601,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     conn->max_readahead = B2FS_IO_SIZE;
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();
+    node_table_init(commit_retire);
     bcache_init(b2fs_cfg.cache_size);
     wpool_init(b2fs_cfg.nthreads);
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
@@ -718,7 +610,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 static void op_destroy(void *data)
 {
-    node_commit_all();
+    commit_all();
     wpool_shutdown();
     bcache_shutdown();
     b2fs_log(LOG_INFO, "unmounted %s", b2fs_cfg.backing);

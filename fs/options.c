@@ -1,6 +1,6 @@
 /* b2fs command line: BACKING, the b2fs -o options, --help, --version. FUSE's own
  * options stay in args for fuse_main, which refuses the ones it does not know. */
-#include "fs/b2fs.h"
+#include "fs/options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -286,4 +286,21 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     }
     b2_cctx_free(probe);
     return 0;
+}
+
+void b2fs_param_text(const b2f_params *p, const char *name, char *out, size_t cap)
+{
+    if (!strcmp(name, "codec")) {
+        const char *c = b2_codec_name(p->cp.codec);
+        snprintf(out, cap, "%s", c ? c : "unknown");
+    } else if (!strcmp(name, "clevel")) {
+        snprintf(out, cap, "%d", p->cp.clevel);
+    } else if (!strcmp(name, "filters")) {
+        if (b2_filters_format(p->cp.filters, p->cp.filters_meta, ',', out, cap))
+            snprintf(out, cap, "unknown");
+    } else if (!strcmp(name, "typesize")) {
+        snprintf(out, cap, "%d", p->cp.typesize);
+    } else {
+        snprintf(out, cap, "%ld", (long)p->chunksize);
+    }
 }

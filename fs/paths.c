@@ -6,16 +6,18 @@
  * NAME.blp (Bloscpack), then NAME itself. So when NAME and NAME.b2frame both exist the
  * frame is shown and the plain NAME stays hidden (untouched in BACKING). A regular file
  * with one of these suffixes is only reachable under its shown name. */
-#include "fs/b2fs.h"
+#include "fs/paths.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "fs/backing.h"
+#include "fs/options.h"
 
 static const struct {
     const char *suffix;
@@ -28,11 +30,16 @@ static const struct {
 };
 #define NSUFFIX (sizeof suffixes / sizeof suffixes[0])
 
-static const char temp_prefix[] = ".b2fs-tmp-";
 
-int name_is_temp(const char *name)
+char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name)
 {
-    return strncmp(name, temp_prefix, sizeof temp_prefix - 1) == 0;
+    char *out = NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    int plen = slash ? (int)(slash - path) : 0;
+    if (asprintf(&out, "%s%.*s/%s", b2fs_cfg.backing, plen, path ? path : "",
+                 name ? name : loc->name) < 0)
+        return NULL;
+    return out;
 }
 
 static int suffix_index(const char *name, size_t *shown_len)
@@ -187,26 +194,6 @@ int loc_open_dir(const char *path)
     return r;
 }
 
-/* A temporary name left by a b2fs that died (crash, kill -9) between creating a file and
- * renaming it into place: removed once its process is gone, nobody holds a lock on it (a
- * b2fs writing a copy locks it, which also covers mounts on other hosts) and it has not
- * been written for a minute (a create renames its file within milliseconds). */
-static void remove_stale_temp(int dfd, const char *name)
-{
-    long pid = strtol(name + sizeof temp_prefix - 1, NULL, 10);
-    if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-        return;
-    int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    struct stat st;
-    if (fcntl(fd, F_OFD_SETLK, &fl) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        time(NULL) - st.st_mtime > 60)
-        unlinkat(dfd, name, 0);
-    close(fd);
-}
-
 struct entry {
     char *name;
     int reg;
@@ -238,7 +225,7 @@ int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
     struct dirent *de;
     while ((de = readdir(d))) {
         if (name_is_temp(de->d_name))
-            remove_stale_temp(dirfd(d), de->d_name);
+            backing_remove_stale_temp(dirfd(d), de->d_name);
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || name_is_temp(de->d_name))
             continue;
         if (n == cap) {

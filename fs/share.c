@@ -1,45 +1,32 @@
-/* Several b2fs mounts over one backing directory. A commit happens under an OFD lock
- * on the frame file; before it, the committing node checks whether another mount has
- * committed (the file changed size or time) or replaced the file (compaction renames a
- * new inode into place). If so it opens the current file and puts the chunks it changed
- * since its last commit (and its size and vlmetalayers, when it changed them) on top:
- * chunks it did not touch keep the other mount's contents, and its own chunks go after
- * the current end of the file, never over live bytes. */
-#include "fs/b2fs.h"
+/* Merging with other mounts' commits (share.h). */
+#include "fs/share.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
-#include <time.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
-void node_touch(b2fs_node *n, int64_t c)
+#include "fs/backing.h"
+#include "fs/dirty.h"
+#include "fs/log.h"
+
+int share_lock(b2fs_node *n)
 {
-    if (n->ntouched > n->touched_mark && n->touched[n->ntouched - 1] == c)
-        return;
-    if (n->ntouched == n->cap_touched) {
-        int cap = n->cap_touched ? 2 * n->cap_touched : 64;
-        int64_t *t = realloc(n->touched, (size_t)cap * sizeof *t);
-        if (!t) {
-            n->resized = 1; /* cannot say which: the rebase keeps everything of ours */
-            return;
-        }
-        n->touched = t;
-        n->cap_touched = cap;
-    }
-    n->touched[n->ntouched++] = c;
+    int r = backing_lock(n->fd);
+    if (r < 0)
+        b2fs_log(LOG_ERR, "%s: cannot take the commit lock: %s", n->path, strerror(-r));
+    return r;
 }
 
-void node_forget_changes(b2fs_node *n)
+void share_unlock(b2fs_node *n)
 {
-    n->ntouched = 0;
-    n->touched_mark = 0;
-    n->resized = 0;
-    n->meta_changed = 0;
+    int r = backing_unlock(n->fd);
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot release the commit lock: %s", n->path, strerror(-r));
 }
 
 static int cmp64(const void *a, const void *b)
@@ -88,7 +75,7 @@ static int apply_changes(b2fs_node *n, b2_frame *nf)
     return 0;
 }
 
-void node_lineage(b2fs_node *n, char *out, size_t cap)
+void share_lineage(b2fs_node *n, char *out, size_t cap)
 {
     ssize_t len = fgetxattr(n->fd, B2FS_XATTR_FROM, out, cap - 1);
     if (len > 0)
@@ -106,7 +93,7 @@ static int open_successor(b2fs_node *n)
         return -1;
     char from[64], mine[64];
     ssize_t len = fgetxattr(fd, B2FS_XATTR_FROM, from, sizeof from - 1);
-    node_lineage(n, mine, sizeof mine);
+    share_lineage(n, mine, sizeof mine);
     if (len <= 0 || (size_t)len != strlen(mine) || memcmp(from, mine, (size_t)len)) {
         close(fd);
         return -1;
@@ -114,7 +101,7 @@ static int open_successor(b2fs_node *n)
     return fd;
 }
 
-int node_rebase_if_changed(b2fs_node *n, int committing)
+int share_rebase_if_changed(b2fs_node *n, int committing)
 {
     struct stat st, cur;
     int fd = -1;
@@ -126,8 +113,11 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
         /* another mount compacted it: continue in the file now there, once it is ours
          * to commit (and still the one there: it may be compacted while we wait) */
         if (committing) {
-            struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-            fcntl(fd, F_OFD_SETLKW, &fl);
+            int r = backing_lock(fd);
+            if (r < 0) {
+                close(fd);
+                return r;
+            }
             if (fstat(fd, &st) < 0 || fstatat(n->dirfd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
                 st.st_ino != cur.st_ino || st.st_dev != cur.st_dev) {
                 close(fd);
@@ -161,7 +151,7 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
                  b2f_strerror(r), err[0] ? ": " : "", err);
         if (fd != n->fd)
             close(fd);
-        return -EIO;
+        return r;
     }
     b2f_close(n->frame);
     n->frame = nf;
@@ -170,9 +160,7 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
         n->fd = fd;
         node_rekey(n, st.st_dev, st.st_ino);
     }
-    int writable = n->writable;
     node_load_sizes(n);
-    n->writable = writable;
     n->cached_ok = 0;
     node_new_gen(n);
     /* the stamp of the file as it was before it was read, not after */
@@ -181,15 +169,14 @@ int node_rebase_if_changed(b2fs_node *n, int committing)
     return 0;
 }
 
-void node_check_shared(b2fs_node *n)
+void share_check(b2fs_node *n)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - __atomic_load_n(&n->checked.tv_sec, __ATOMIC_RELAXED) < 1)
+    time_t now = time(NULL);
+    if (now == __atomic_load_n(&n->checked, __ATOMIC_RELAXED))
         return;
+    __atomic_store_n(&n->checked, now, __ATOMIC_RELAXED);
     pthread_rwlock_wrlock(&n->lock);
-    n->checked = now;
-    if (n->frame && n->kind == B2FS_FRAME && !n->ndirty && !n->njobs && !n->changed)
-        node_rebase_if_changed(n, 0);
+    if (n->frame && n->kind == B2FS_FRAME && !node_has_changes(n))
+        share_rebase_if_changed(n, 0);
     pthread_rwlock_unlock(&n->lock);
 }

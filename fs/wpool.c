@@ -1,6 +1,8 @@
 /* The worker threads (-o nthreads): compression of full chunks for writers and
  * read-ahead decoding for sequential readers share one queue. */
-#include "fs/b2fs.h"
+#include "fs/wpool.h"
+
+#include <pthread.h>
 
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;

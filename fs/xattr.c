@@ -1,9 +1,5 @@
-/* Extended attributes. user.blosc2.* describe a frame (read only: nbytes, cbytes, cratio,
- * nchunks, blocksize, splitmode, meta.NAME; read/write: codec, clevel, filters, typesize,
- * chunksize, vlmeta.NAME). On a directory the five codec parameters are the defaults for
- * new files below it, kept in user.b2fs.* attributes of the backing directory (hidden in
- * the mount). Other user.* attributes are passed to the backing file. */
-#include "fs/b2fs.h"
+/* The xattr callbacks (xattr.h). */
+#include "fs/xattr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +8,12 @@
 #include <string.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "fs/commit.h"
+#include "fs/errmap.h"
+#include "fs/options.h"
+#include "fs/paths.h"
+#include "fs/write.h"
 
 #define PREFIX "user.blosc2."
 #define HIDDEN "user.b2fs."
@@ -84,7 +86,7 @@ void b2fs_params_for_new(const char *path, b2f_params *p)
      * creation to the small variant (in the header, so C-Blosc2 appends alike). Split
      * blocks of 64 KiB instead of C-Blosc2's 128 KiB (zstd level 1, typesize 4): random
      * 4 KiB reads 0.60x passthrough_ll's instead of 0.42x, cold reads 1.01x instead of
-     * 1.02x; 32 KiB gave 0.73x and 0.87x (contrib/bench-results/2026-11-21d-blocksize.md). */
+     * 1.02x; 32 KiB gave 0.73x and 0.87x (docs/BENCHMARKS.md, block size). */
     if (p->cp.blocksize == 0)
         p->cp.blocksize = b2_small_blocksize(&p->cp, p->chunksize);
 }
@@ -97,23 +99,6 @@ static int put_text(char *value, size_t size, const char *text, size_t len)
         return -ERANGE;
     memcpy(value, text, len);
     return (int)len;
-}
-
-static void param_text(const b2f_params *p, const char *name, char *out, size_t cap)
-{
-    if (!strcmp(name, "codec")) {
-        const char *c = b2_codec_name(p->cp.codec);
-        snprintf(out, cap, "%s", c ? c : "unknown");
-    } else if (!strcmp(name, "clevel")) {
-        snprintf(out, cap, "%d", p->cp.clevel);
-    } else if (!strcmp(name, "filters")) {
-        if (b2_filters_format(p->cp.filters, p->cp.filters_meta, ',', out, cap))
-            snprintf(out, cap, "unknown");
-    } else if (!strcmp(name, "typesize")) {
-        snprintf(out, cap, "%d", p->cp.typesize);
-    } else {
-        snprintf(out, cap, "%ld", (long)p->chunksize);
-    }
 }
 
 static void frame_params(b2fs_node *n, b2f_params *p)
@@ -162,7 +147,7 @@ static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
         size_t len;
         int r = b2f_vlmeta_get(n->frame, key + 7, &v, &len);
         if (r < 0)
-            return r == B2F_ENOTFOUND ? -ENODATA : b2fs_errno(r);
+            return r;
         r = put_text(value, size, (const char *)v, len);
         free(v);
         return r;
@@ -170,7 +155,7 @@ static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
     if (is_param(key)) {
         b2f_params p;
         frame_params(n, &p);
-        param_text(&p, key, text, sizeof text);
+        b2fs_param_text(&p, key, text, sizeof text);
     } else if (!strcmp(key, "nbytes")) {
         snprintf(text, sizeof text, "%llu", (unsigned long long)n->size);
     } else if (!strcmp(key, "cbytes")) {
@@ -200,10 +185,10 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
             return -EINVAL;
         int r = b2f_vlmeta_set(n->frame, key + 7, value, size);
         if (r < 0)
-            return b2fs_errno(r);
+            return r;
         n->changed = 1;
         n->meta_changed = 1;
-        return node_commit(n, 0);
+        return commit_node(n, 0);
     }
     if (!is_param(key))
         return -EPERM; /* the read-only ones */
@@ -212,7 +197,7 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
         return -EINVAL;
     memcpy(text, value, size);
     text[size] = 0;
-    int r = node_flush_dirty(n);
+    int r = write_flush(n);
     if (r < 0)
         return r;
     b2f_stat fs;
@@ -227,15 +212,12 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
         return -EINVAL;
     r = b2f_set_params(n->frame, &p);
     if (r < 0)
-        return b2fs_errno(r);
-    if (n->cctx)
-        b2_cctx_free(n->cctx);
-    n->cctx = b2f_cctx_new(n->frame);
-    node_drop_cctx(n);
+        return r;
+    write_params_changed(n);
     b2f_stat_get(n->frame, &fs);
     n->chunksize = fs.chunksize;
     n->changed = 1;
-    return node_commit(n, 0);
+    return commit_node(n, 0);
 }
 
 static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
@@ -271,8 +253,8 @@ static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
 /* What an xattr call works on. */
 typedef struct target {
     b2fs_loc loc;
-    b2fs_node *node;   /* frames */
-    int fd;            /* backing fd for pass-through attributes, or -1 */
+    b2fs_node *node;   /* frames (their fd is used under the node's lock: target_fd) */
+    int fd;            /* plain files and directories: backing fd, or -1 */
     int isdir;
 } target;
 
@@ -291,12 +273,9 @@ static int target_open(const char *path, target *t)
     }
     if (t->loc.kind != B2FS_PLAIN) {
         r = node_get(path, &t->loc, &t->node);
-        if (r) {
+        if (r)
             loc_done(&t->loc);
-            return r;
-        }
-        t->fd = t->node->fd;
-        return 0;
+        return r;
     }
     t->isdir = S_ISDIR(t->loc.st.st_mode);
     if (S_ISREG(t->loc.st.st_mode) || t->isdir)
@@ -313,6 +292,22 @@ static void target_close(target *t)
     loc_done(&t->loc);
 }
 
+/* The backing fd for pass-through attributes; a frame's under its node's read lock (held
+ * until target_fd_done: compaction replaces the fd under the write lock). */
+static int target_fd(target *t)
+{
+    if (!t->node)
+        return t->fd;
+    pthread_rwlock_rdlock(&t->node->lock);
+    return t->node->fd;
+}
+
+static void target_fd_done(target *t)
+{
+    if (t->node)
+        pthread_rwlock_unlock(&t->node->lock);
+}
+
 /* target_open for calls that change an attribute. */
 static int target_open_change(const char *path, const char *name, target *t)
 {
@@ -323,7 +318,49 @@ static int target_open_change(const char *path, const char *name, target *t)
     return target_open(path, t);
 }
 
-int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
+/* A pass-through attribute call on the target's backing file: fn(fd, arg). */
+static int on_backing(target *t, int (*fn)(int fd, void *arg), void *arg)
+{
+    int fd = target_fd(t);
+    int r = fd < 0 ? -ENODATA : fn(fd, arg);
+    target_fd_done(t);
+    return r;
+}
+
+struct xattr_io {
+    const char *name;
+    void *value;
+    size_t size;
+    int flags;
+};
+
+static int get_backing(int fd, void *arg)
+{
+    struct xattr_io *io = arg;
+    ssize_t len = fgetxattr(fd, io->name, io->value, io->size);
+    return len < 0 ? -errno : (int)len;
+}
+
+static int set_backing(int fd, void *arg)
+{
+    struct xattr_io *io = arg;
+    return fsetxattr(fd, io->name, io->value, io->size, io->flags) < 0 ? -errno : 0;
+}
+
+static int remove_backing(int fd, void *arg)
+{
+    struct xattr_io *io = arg;
+    return fremovexattr(fd, io->name) < 0 ? -errno : 0;
+}
+
+static int list_backing(int fd, void *arg)
+{
+    struct xattr_io *io = arg;
+    ssize_t len = flistxattr(fd, io->value, io->size);
+    return len < 0 ? -errno : (int)len;
+}
+
+static int getxattr_of(const char *path, const char *name, char *value, size_t size)
 {
     /* the kernel asks for security.capability before every write: answered without
      * looking the file up */
@@ -338,29 +375,45 @@ int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
         if (t.node) {
             pthread_rwlock_wrlock(&t.node->lock);
             if (t.node->writable)
-                node_flush_dirty(t.node);
+                write_flush(t.node);
             r = frame_get(t.node, key, value, size);
             pthread_rwlock_unlock(&t.node->lock);
         } else if (t.isdir && is_param(key)) {
             b2f_params p;
             char text[64];
             params_along(path, 0, &p);
-            param_text(&p, key, text, sizeof text);
+            b2fs_param_text(&p, key, text, sizeof text);
             r = put_text(value, size, text, strlen(text));
         } else {
             r = -ENODATA;
         }
-    } else if (t.fd < 0) {
-        r = -ENODATA;
     } else {
-        ssize_t len = fgetxattr(t.fd, name, value, size);
-        r = len < 0 ? -errno : (int)len;
+        struct xattr_io io = {name, value, size, 0};
+        r = on_backing(&t, get_backing, &io);
     }
     target_close(&t);
     return r;
 }
 
-int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size, int flags)
+/* Sets the default of parameter key for new files below the directory open as fd. */
+static int set_dir_default(int fd, const char *key, const char *value, size_t size)
+{
+    char text[128], canon[128], hidden[64];
+    b2f_params p = b2fs_cfg.params;
+    const char *why;
+    if (size >= sizeof text)
+        return -EINVAL;
+    memcpy(text, value, size);
+    text[size] = 0;
+    if (b2fs_param_set(&p, key, text, ',', &why) && b2fs_param_set(&p, key, text, '+', &why))
+        return -EINVAL;
+    b2fs_param_text(&p, key, canon, sizeof canon);
+    snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
+    return fsetxattr(fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
+}
+
+static int setxattr_of(const char *path, const char *name, const char *value, size_t size,
+                       int flags)
 {
     target t;
     int r = target_open_change(path, name, &t);
@@ -373,36 +426,21 @@ int b2fs_setxattr(const char *path, const char *name, const char *value, size_t 
             r = frame_set(t.node, key, value, size);
             pthread_rwlock_unlock(&t.node->lock);
         } else if (t.isdir && is_param(key) && t.fd >= 0) {
-            char text[128], canon[128], hidden[64];
-            b2f_params p = b2fs_cfg.params;
-            const char *why;
-            if (size >= sizeof text) {
-                r = -EINVAL;
-            } else {
-                memcpy(text, value, size);
-                text[size] = 0;
-                if (b2fs_param_set(&p, key, text, ',', &why) &&
-                    b2fs_param_set(&p, key, text, '+', &why)) {
-                    r = -EINVAL;
-                } else {
-                    param_text(&p, key, canon, sizeof canon);
-                    snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
-                    r = fsetxattr(t.fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
-                }
-            }
+            r = set_dir_default(t.fd, key, value, size);
         } else {
             r = t.isdir || t.node ? -EPERM : -ENOTSUP;
         }
-    } else if (strncmp(name, "user.", 5) || t.fd < 0) {
-        r = -ENOTSUP;
+    } else if (strncmp(name, "user.", 5) || (!t.node && t.fd < 0)) {
+        r = -ENOTSUP; /* (no backing fd: a symlink, FIFO or device) */
     } else {
-        r = fsetxattr(t.fd, name, value, size, flags) < 0 ? -errno : 0;
+        struct xattr_io io = {name, (void *)value, size, flags};
+        r = on_backing(&t, set_backing, &io);
     }
     target_close(&t);
     return r;
 }
 
-int b2fs_listxattr(const char *path, char *list, size_t size)
+static int listxattr_of(const char *path, char *list, size_t size)
 {
     target t;
     int r = target_open(path, &t);
@@ -416,28 +454,27 @@ int b2fs_listxattr(const char *path, char *list, size_t size)
     } else if (t.isdir) {
         r = frame_list(NULL, list, size, &used);
     }
-    if (r == 0 && t.fd >= 0) {
-        char buf[65536];
-        ssize_t len = flistxattr(t.fd, buf, sizeof buf);
-        for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(buf + i) + 1) {
-            const char *nm = buf + i;
-            if (strncmp(nm, "user.", 5) || !strncmp(nm, HIDDEN, sizeof HIDDEN - 1))
-                continue;
-            size_t l = strlen(nm) + 1;
-            if (size && used + l > size) {
-                r = -ERANGE;
-                break;
-            }
-            if (size)
-                memcpy(list + used, nm, l);
-            used += l;
+    char buf[65536];
+    struct xattr_io io = {NULL, buf, sizeof buf, 0};
+    int len = r == 0 ? on_backing(&t, list_backing, &io) : 0;
+    for (int i = 0; len > 0 && i < len; i += (int)strlen(buf + i) + 1) {
+        const char *nm = buf + i;
+        if (strncmp(nm, "user.", 5) || !strncmp(nm, HIDDEN, sizeof HIDDEN - 1))
+            continue;
+        size_t l = strlen(nm) + 1;
+        if (size && used + l > size) {
+            r = -ERANGE;
+            break;
         }
+        if (size)
+            memcpy(list + used, nm, l);
+        used += l;
     }
     target_close(&t);
     return r < 0 ? r : (int)used;
 }
 
-int b2fs_removexattr(const char *path, const char *name)
+static int removexattr_of(const char *path, const char *name)
 {
     target t;
     int r = target_open_change(path, name, &t);
@@ -448,12 +485,10 @@ int b2fs_removexattr(const char *path, const char *name)
         if (t.node && !strncmp(key, "vlmeta.", 7)) {
             pthread_rwlock_wrlock(&t.node->lock);
             r = t.node->frame ? b2f_vlmeta_delete(t.node->frame, key + 7) : -EIO;
-            if (r < 0) {
-                r = r == B2F_ENOTFOUND ? -ENODATA : b2fs_errno(r);
-            } else {
+            if (r >= 0) {
                 t.node->changed = 1;
                 t.node->meta_changed = 1;
-                r = node_commit(t.node, 0);
+                r = commit_node(t.node, 0);
             }
             pthread_rwlock_unlock(&t.node->lock);
         } else if (t.isdir && is_param(key) && t.fd >= 0) {
@@ -463,11 +498,32 @@ int b2fs_removexattr(const char *path, const char *name)
         } else {
             r = -EPERM;
         }
-    } else if (strncmp(name, "user.", 5) || t.fd < 0) {
+    } else if (strncmp(name, "user.", 5) || (!t.node && t.fd < 0)) {
         r = -ENOTSUP;
     } else {
-        r = fremovexattr(t.fd, name) < 0 ? -errno : 0;
+        struct xattr_io io = {name, NULL, 0, 0};
+        r = on_backing(&t, remove_backing, &io);
     }
     target_close(&t);
     return r;
+}
+
+int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+    return b2fs_fuse_result(getxattr_of(path, name, value, size));
+}
+
+int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size, int flags)
+{
+    return b2fs_fuse_result(setxattr_of(path, name, value, size, flags));
+}
+
+int b2fs_listxattr(const char *path, char *list, size_t size)
+{
+    return b2fs_fuse_result(listxattr_of(path, list, size));
+}
+
+int b2fs_removexattr(const char *path, const char *name)
+{
+    return b2fs_fuse_result(removexattr_of(path, name));
 }

@@ -3,7 +3,7 @@ check_PROGRAMS += tests/test_fs
 TESTS += tests/test_fs
 UNIT_TESTS += tests/test_fs
 tests_test_fs_SOURCES = tests/test_fs.c
-tests_test_fs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE3_CFLAGS)
+tests_test_fs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_fs_LDADD = $(FS_LIBS) $(TEST_LIBS)
 
 # ... and mount tests that really mount b2fs (skipped loudly without /dev/fuse)

@@ -10,7 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs/b2fs.h"
+#include "fs/backing.h"
+#include "fs/options.h"
+#include "fs/paths.h"
+#include "fs/bcache.h"
+#include "fs/node.h"
+#include "fs/read.h"
 #include "fs/pagerun.h"
 #include "tests/testutil.h"
 
@@ -460,18 +465,18 @@ START_TEST(readahead_fills_cache)
 
     /* blocks a streaming reader has already asked for are left to it */
     n->ra_claimed = 2 * (uint64_t)bs;
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, READ_AHEAD), 0);
     ck_assert(!bcache_get(n->gen, 0, 0, 0, out, 1));
     ck_assert(!bcache_get(n->gen, 0, 1, 0, out, 1));
     ck_assert(bcache_get(n->gen, 0, 2, 0, out, 1));
     n->ra_claimed = 0;
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, READ_AHEAD), 0);
     for (int32_t b = 0; b < nblocks; b++) {   /* 8 whole blocks, asserted above */
         ck_assert_msg(bcache_get(n->gen, 0, b, 0, out, (size_t)bs), "block %d not in the cache", b);
         ck_assert(memcmp(out, data + (size_t)b * bs, (size_t)bs) == 0);
     }
-    ck_assert_int_eq(node_read_chunk_part(n, 1, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 1000, 5000, out, B2FS_READ_KEEP), 0);
+    ck_assert_int_eq(read_chunk_part(n, 1, 0, (uint32_t)cs, NULL, READ_AHEAD), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 1000, 5000, out, READ_KEEP), 0);
     ck_assert(memcmp(out, data + 1000, 5000) == 0);
 
     /* with an empty cache: a reader that wants part of a block gets it and leaves the
@@ -479,14 +484,14 @@ START_TEST(readahead_fills_cache)
      * block's end leaves nothing */
     bcache_shutdown();
     bcache_init(4 << 20);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, (uint32_t)bs + 7, 100, out, B2FS_READ_KEEP), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, (uint32_t)bs + 7, 100, out, READ_KEEP), 0);
     ck_assert(memcmp(out, data + bs + 7, 100) == 0);
     ck_assert(bcache_get(n->gen, 0, 1, 0, out, (size_t)bs));
     ck_assert(memcmp(out, data + bs, (size_t)bs) == 0);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 3 * (uint32_t)bs, 10, out, B2FS_READ_STREAM), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 3 * (uint32_t)bs, 10, out, READ_STREAM), 0);
     ck_assert(bcache_get(n->gen, 0, 3, 0, out, (size_t)bs));
     ck_assert(memcmp(out, data + 3 * bs, (size_t)bs) == 0);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 5 * (uint32_t)bs - 10, 10, out, B2FS_READ_STREAM), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 5 * (uint32_t)bs - 10, 10, out, READ_STREAM), 0);
     ck_assert(memcmp(out, data + 5 * bs - 10, 10) == 0);
     ck_assert(!bcache_get(n->gen, 0, 4, 0, out, 1));
     ck_assert_uint_eq(bcache_used(), 2 * (size_t)bs);
@@ -512,14 +517,14 @@ START_TEST(stored_chunks_not_cached)
     const b2_chunk_layout *lay;
     ck_assert_int_eq(b2f_chunk_layout(n->frame, 0, &lay), 0);
     ck_assert(lay->info.memcpyed);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, B2FS_READ_AHEAD), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 0, (uint32_t)cs, NULL, READ_AHEAD), 0);
     ck_assert_uint_eq(bcache_used(), 0);
     const uint32_t at[][2] = { { 5, 4096 }, { 40000, 70000 }, { 0, (uint32_t)cs } };
-    const int modes[] = { B2FS_READ_KEEP, B2FS_READ_STREAM };
+    const int modes[] = { READ_KEEP, READ_STREAM };
     for (size_t i = 0; i < 3; i++)
         for (size_t m = 0; m < 2; m++) {
             memset(out, 0, cs);
-            ck_assert_int_eq(node_read_chunk_part(n, 0, at[i][0], at[i][1], out, modes[m]), 0);
+            ck_assert_int_eq(read_chunk_part(n, 0, at[i][0], at[i][1], out, modes[m]), 0);
             ck_assert_msg(memcmp(out, data + at[i][0], at[i][1]) == 0, "read %zu differs", i);
                     ck_assert_uint_eq(bcache_used(), 0);
         }
@@ -544,10 +549,12 @@ START_TEST(stored_chunks_not_cached)
     ck_assert(lay->info.memcpyed);
     ck_assert_int_eq(lay->info.blocksize, lay->info.nbytes);
     size_t nb = (size_t)lay->info.nbytes;
-    ck_assert_int_eq(b2f_read_chunk(n->frame, thread_dctx(), 0, data, cs), (int)nb);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 1000, 4096, out, B2FS_READ_KEEP), 0);
+    b2_dctx *dctx = b2_dctx_new();
+    ck_assert_int_eq(b2f_read_chunk(n->frame, dctx, 0, data, cs), (int)nb);
+    b2_dctx_free(dctx);
+    ck_assert_int_eq(read_chunk_part(n, 0, 1000, 4096, out, READ_KEEP), 0);
     ck_assert(memcmp(out, data + 1000, 4096) == 0);
-    ck_assert_int_eq(node_read_chunk_part(n, 0, 0, (uint32_t)nb, out, B2FS_READ_STREAM), 0);
+    ck_assert_int_eq(read_chunk_part(n, 0, 0, (uint32_t)nb, out, READ_STREAM), 0);
     ck_assert(memcmp(out, data, nb) == 0);
     ck_assert_uint_eq(bcache_used(), 0);
     close_node(n, &loc);

@@ -1,0 +1,102 @@
+/* Sequences on backing files (backing.h). */
+#include "fs/backing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static int set_lock(int fd, short type, int wait)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET};
+    int r;
+    do
+        r = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl);
+    while (r < 0 && errno == EINTR);
+    if (r == 0)
+        return 0;
+    return errno == EACCES ? -EAGAIN : -errno;
+}
+
+int backing_lock(int fd)
+{
+    return set_lock(fd, F_WRLCK, 1);
+}
+
+int backing_trylock(int fd)
+{
+    return set_lock(fd, F_WRLCK, 0);
+}
+
+int backing_unlock(int fd)
+{
+    return set_lock(fd, F_UNLCK, 0);
+}
+
+void backing_remove_stale_temp(int dfd, const char *name)
+{
+    long pid = b2f_temp_name_pid(name);
+    if (pid <= 0 || pid == (long)getpid() || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+        return;
+    int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (backing_trylock(fd) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        time(NULL) - st.st_mtime > 60)
+        unlinkat(dfd, name, 0);
+    close(fd);
+}
+
+int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap)
+{
+    b2f_temp_name(tmp, cap);
+    int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
+    if (fd < 0)
+        return -errno;
+    int r = backing_trylock(fd);
+    if (r < 0) {
+        unlinkat(dirfd, tmp, 0);
+        close(fd);
+        return r;
+    }
+    return fd;
+}
+
+int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
+{
+    int r = geteuid() == 0 && fchown(to, uid, gid) < 0 ? -errno : 0;
+    char names[65536], val[65536];
+    ssize_t len = flistxattr(from, names, sizeof names);
+    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
+        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
+        if (vl >= 0)
+            fsetxattr(to, names + i, val, (size_t)vl, 0);
+    }
+    return r;
+}
+
+int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable)
+{
+    int r = 0;
+    if ((durable && fdatasync(fd) < 0) || renameat(dirfd, tmp, dirfd, name) < 0)
+        r = -errno;
+    if (r < 0) {
+        unlinkat(dirfd, tmp, 0);
+        return r;
+    }
+    if (!durable)
+        return 0;
+    /* the rename reaches the disk: a later fsync of the new file then survives a crash */
+    int d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d >= 0) {
+        fsync(d);
+        close(d);
+    }
+    return 0;
+}

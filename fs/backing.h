@@ -1,0 +1,44 @@
+/* fs/backing: the sequences on backing files that several modules share, each written
+ * once: the commit lock, creating a temporary file, and replacing a file by renaming a
+ * new one over it.
+ *
+ * The commit lock is an OFD write lock on the whole frame file: one commit (or rewrite)
+ * at a time among all b2fs mounts of a backing directory, on this host or, where the
+ * file system passes OFD locks between hosts, on others. It belongs to the open file
+ * description, so closing the fd releases it. Temporary names are frame/'s (one format
+ * for b2fs and b2frame). No shared state. Calls: frame/ (temporary names), libc. Every
+ * function returns 0 (or an fd) or -errno. */
+#ifndef B2FS_BACKING_H
+#define B2FS_BACKING_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "frame/frame.h"
+
+/* Takes the commit lock on fd, waiting for another holder (retried on EINTR). */
+int backing_lock(int fd);
+/* Takes it only if nobody holds it: -EAGAIN when somebody does. */
+int backing_trylock(int fd);
+int backing_unlock(int fd);
+/* A temporary name the mount never shows. */
+#define name_is_temp b2f_is_temp_name
+/* Removes the temporary file name in dfd when it was left by a b2fs that died (crash,
+ * kill -9) before renaming it into place: its process is gone, nobody holds its commit
+ * lock (a b2fs writing a copy holds it, which also covers mounts on other hosts), and it
+ * has not been written for a minute. */
+void backing_remove_stale_temp(int dfd, const char *name);
+/* Creates a new file with a temporary name in dirfd (O_EXCL, mode), holding its commit
+ * lock (which tells other mounts' clean-up of stale temporaries that it is in use).
+ * The name goes to tmp. Returns the fd (O_RDWR) or -errno. */
+int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
+/* Gives the new file `to` the xattrs of `from` and, when the daemon runs as root, the
+ * owner uid:gid. Returns 0, or -errno when the owner could not be given (the xattrs are
+ * copied as far as they go). */
+int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid);
+/* Renames the new file tmp (open as fd) over name. With durable: fdatasync first and
+ * fsync of the directory after, so that a crash leaves one whole file or the other. On
+ * failure tmp is removed. */
+int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable);
+
+#endif

@@ -1,0 +1,250 @@
+/* Commits (commit.h). */
+#include "fs/commit.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/backing.h"
+#include "fs/dirty.h"
+#include "fs/log.h"
+#include "fs/replace.h"
+#include "fs/share.h"
+#include "fs/write.h"
+
+/* committed bytes that make a commit trim the heap */
+#define TRIM_AFTER_COMMIT ((size_t)8 << 20)
+
+/* When more than half of the frame file is space no chunk uses: compaction. */
+static void maybe_compact(b2fs_node *n)
+{
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    int64_t dead = b2f_dead_bytes(n->frame);
+    if (dead >= (1 << 20) && dead * 2 >= fs.file_len)
+        replace_file(n, b2f_compact_into, "compaction");
+}
+
+/* Bytes committed since the heap was last trimmed. */
+static size_t untrimmed;
+
+static void note_committed(size_t bytes)
+{
+    __atomic_add_fetch(&untrimmed, bytes, __ATOMIC_RELAXED);
+}
+
+static int commit(b2fs_node *n, int durable)
+{
+    if (!n->frame || !n->writable)
+        return 0;
+    /* one that failed left everything staged: this commit tries again, and says */
+    commit_behind_end(n, 1);
+    int r = write_flush(n);
+    if (r < 0)
+        return r;
+    if (!n->changed) {
+        if (durable && fdatasync(n->fd) < 0)
+            return -errno;
+        return 0;
+    }
+    char err[200] = "";
+    size_t staged = n->staged;
+    /* other b2fs mounts of the same backing directory: one commit at a time, each on
+     * top of what the others committed (node_rebase_if_changed may switch n->fd to
+     * the file that replaced ours; closing the old one releases its lock) */
+    r = share_lock(n);
+    if (r < 0)
+        return r;
+    r = share_rebase_if_changed(n, 1);
+    if (r == 0) {
+        /* an empty frame with new vlmetalayers cannot be committed in place atomically */
+        r = !b2f_commit_is_atomic(n->frame) &&
+                    replace_file(n, b2f_compact_into, "rewriting the file") == 0
+                ? 0
+                : b2f_commit(n->frame, durable, err, sizeof err);
+        if (r < 0) {
+            b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(r),
+                     err[0] ? ": " : "", err);
+        } else {
+            n->changed = 0;
+            n->staged = 0;
+            dirty_forget_changes(n);
+            dirty_account(n);
+            maybe_compact(n);
+            node_stamp(n);
+        }
+    }
+    share_unlock(n);
+    if (r == 0)
+        note_committed(staged);
+    return r;
+}
+
+int commit_node(b2fs_node *n, int durable)
+{
+    int r = commit(n, durable);
+#ifdef __GLIBC__
+    /* The staged chunks freed by this commit and the ones before it were allocated by
+     * several threads; glibc keeps such memory in its arenas (4 writers of 1 GiB left
+     * 180 MiB resident, idle) unless asked to give it back. */
+    if (__atomic_load_n(&untrimmed, __ATOMIC_RELAXED) >= TRIM_AFTER_COMMIT) {
+        __atomic_store_n(&untrimmed, 0, __ATOMIC_RELAXED);
+        malloc_trim(0);
+    }
+#endif
+    return r;
+}
+
+int commit_while_writing(b2fs_node *n)
+{
+    return commit(n, 0);
+}
+
+struct b2fs_commit_behind {
+    pthread_t thread;
+    b2f_pending *p;
+    int fd;
+    int rc;
+    char err[200];
+    struct stat st;         /* the file right after the commit, under the lock */
+    int st_ok;
+    int unlock_rc;          /* releasing the commit lock (0 or -errno) */
+    int done;               /* atomic: the thread is about to return */
+    size_t staged;          /* the node's staged bytes it commits */
+    int ntouched;           /* the node's notes of what it commits (share.c) */
+    int resized, meta_changed;
+};
+
+static void *run(void *arg)
+{
+    b2fs_commit_behind *b = arg;
+    b->rc = b2f_pending_write(b->p, b->err, sizeof b->err);
+    b->st_ok = fstat(b->fd, &b->st) == 0;
+    b->unlock_rc = backing_unlock(b->fd);
+    __atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A chunk still being compressed that lies inside the frame as staged now: the frame
+ * holds zeros there (it grew past it), which a commit would make visible. */
+static int job_inside_frame(b2fs_node *n)
+{
+    for (b2fs_job *j = n->jobs; j; j = j->next)
+        if ((uint64_t)j->n * (uint64_t)n->chunksize < n->fnbytes)
+            return 1;
+    return 0;
+}
+
+int commit_behind_start(b2fs_node *n)
+{
+    if (n->behind || !n->frame || !n->writable || !n->changed)
+        return 1;
+    int r = write_harvest(n, 0);
+    if (r < 0)
+        return r;
+    if (job_inside_frame(n))
+        return 1;
+    b2fs_commit_behind *b = calloc(1, sizeof *b);
+    if (!b)
+        return 1;
+    r = share_lock(n);
+    if (r < 0) {
+        free(b);
+        return r;
+    }
+    r = share_rebase_if_changed(n, 1);
+    if (r == 0) {
+        r = b2f_pending_begin(n->frame, &b->p);
+        r = r < 0 ? r : b->p ? 0 : 1;
+    }
+    if (r == 0) {
+        b->fd = n->fd;
+        b->staged = n->staged;
+        b->ntouched = n->ntouched;
+        b->resized = n->resized;
+        b->meta_changed = n->meta_changed;
+        n->resized = n->meta_changed = 0;
+        n->touched_mark = n->ntouched;
+        if (pthread_create(&b->thread, NULL, run, b) != 0) {
+            b2f_pending_end(n->frame, b->p);
+            n->resized = b->resized;
+            n->meta_changed = b->meta_changed;
+            n->touched_mark = 0;
+            r = 1;
+        }
+    }
+    if (r != 0) {
+        share_unlock(n);
+        free(b);
+        return r;
+    }
+    n->behind = b;
+    return 0;
+}
+
+int commit_behind_end(b2fs_node *n, int wait)
+{
+    b2fs_commit_behind *b = n->behind;
+    if (!b || (!wait && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE)))
+        return 0;
+    pthread_join(b->thread, NULL);
+    n->behind = NULL;
+    n->touched_mark = 0;
+    b2f_pending_end(n->frame, b->p);
+    int r = 0;
+    if (b->rc < 0) {
+        b2fs_log(LOG_ERR, "%s: commit failed: %s%s%s", n->path, b2f_strerror(b->rc),
+                 b->err[0] ? ": " : "", b->err);
+        /* all of it is still staged, for the next commit */
+        n->resized |= b->resized;
+        n->meta_changed |= b->meta_changed;
+        r = b->rc;
+    } else {
+        n->ntouched -= b->ntouched;
+        memmove(n->touched, n->touched + b->ntouched, (size_t)n->ntouched * sizeof *n->touched);
+        n->staged -= b->staged;
+        n->changed = b2f_is_dirty(n->frame);
+        if (b->st_ok) {
+            n->mtime = b->st.st_mtim;
+            n->bsize = b->st.st_size;
+        }
+        dirty_account(n);
+        note_committed(b->staged);
+    }
+    if (b->unlock_rc < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot release the commit lock: %s", n->path,
+                 strerror(-b->unlock_rc));
+    free(b);
+    return r;
+}
+
+static void commit_one(b2fs_node *n, void *arg)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    if (node_has_changes(n))
+        commit_node(n, 1);
+    pthread_rwlock_unlock(&n->lock);
+}
+
+void commit_all(void)
+{
+    node_each(commit_one, NULL);
+}
+
+void commit_retire(b2fs_node *n)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    commit_behind_end(n, 1);
+    write_harvest(n, 1);
+    if (node_has_changes(n) && commit_node(n, 0) < 0)
+        b2fs_log(LOG_ERR, "%s: uncommitted changes lost", n->path);
+    for (int i = 0; i < n->ndirty; i++)
+        dirty_img_put(n->dirty[i].img, (size_t)n->chunksize);
+    n->ndirty = 0;
+    n->staged = 0;
+    dirty_account(n);
+    pthread_rwlock_unlock(&n->lock);
+    node_destroy(n);
+}

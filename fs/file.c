@@ -1,0 +1,230 @@
+/* Operations on frame files for the FUSE callbacks (file.h). */
+#include "fs/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/backing.h"
+#include "fs/commit.h"
+#include "fs/dirty.h"
+#include "fs/log.h"
+#include "fs/options.h"
+#include "fs/read.h"
+#include "fs/rechunk.h"
+#include "fs/share.h"
+
+int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode_t mode,
+                uid_t uid, gid_t gid, b2fs_node **out)
+{
+    char name[300], tmp[64];
+    int r = name_with_suffix(name, sizeof name, loc->mname, ".b2frame");
+    if (r)
+        return r;
+    int fd = backing_create_temp(loc->dirfd, mode, tmp, sizeof tmp);
+    if (fd < 0)
+        return fd;
+    if ((uid != (uid_t)-1 || gid != (gid_t)-1) && geteuid() == 0 && fchown(fd, uid, gid) < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot give the new file its owner: %s", path, strerror(errno));
+    b2_frame *f = NULL;
+    char err[200] = "";
+    r = b2f_create(&f, fd, p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
+    if (r < 0) {
+        b2fs_log(LOG_ERR, "%s: cannot create frame: %s%s%s", path, b2f_strerror(r),
+                 err[0] ? ": " : "", err);
+        unlinkat(loc->dirfd, tmp, 0);
+    } else {
+        r = backing_rename_over(loc->dirfd, tmp, fd, name, 0);
+    }
+    if (r == 0)
+        r = backing_unlock(fd);
+    if (r < 0) {
+        if (f)
+            b2f_close(f);
+        close(fd);
+        return r;
+    }
+    char *bpath = loc_backing_path(path, loc, name);
+    r = node_adopt(fd, f, bpath ? bpath : path, loc->dirfd, name, out);
+    free(bpath);
+    return r;
+}
+
+/* Before a change: a frame of variable-size chunks is rewritten with fixed-size ones. */
+static int ready_to_change(b2fs_node *n)
+{
+    int r = write_ready(n);
+    if (r == -EOPNOTSUPP && n->chunksize <= 0 && (r = rechunk_make_fixed(n)) == 0)
+        r = write_ready(n);
+    return r;
+}
+
+int file_open(b2fs_node *n, int flags, int *keep_cache)
+{
+    int acc = flags & O_ACCMODE;
+    pthread_rwlock_wrlock(&n->lock);
+    int r = 0;
+    if (!n->frame)
+        r = -EIO; /* did not open: logged once with the reason */
+    else if (acc != O_RDONLY && !n->writable)
+        r = -EROFS;
+    else if ((flags & O_TRUNC) && acc != O_RDONLY && (r = ready_to_change(n)) == 0)
+        r = write_truncate(n, 0);
+    *keep_cache = n->cached_ok;
+    n->cached_ok = 1;
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+void file_stat(b2fs_node *n, struct stat *st)
+{
+    pthread_rwlock_rdlock(&n->lock);
+    node_fill_stat(n, st);
+    pthread_rwlock_unlock(&n->lock);
+    /* cp, cat and friends then move 1 MiB per call instead of 128 KiB */
+    st->st_blksize = B2FS_IO_SIZE;
+}
+
+ssize_t file_read(b2fs_node *n, char *buf, size_t len, uint64_t off)
+{
+    share_check(n);
+    pthread_rwlock_rdlock(&n->lock);
+    ssize_t r = read_range(n, buf, len, off);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+/* After a write, for all files together (the total holds this file's staged bytes too):
+ * many writers at once share one bound, so the daemon stays within cache_size +
+ * dirty_size + a little. Half way there a commit starts behind the writer (once it has
+ * staged an eighth of the bound: a commit for each write of many writers would leave a
+ * dead index each); at the bound the writer waits for it, or commits itself when none
+ * could start. */
+static int commit_if_over_bound(b2fs_node *n)
+{
+    size_t total = dirty_account(n), limit = b2fs_cfg.dirty_limit;
+    int r = 0;
+    if (total > limit / 2 && n->staged >= limit / 8 && !n->behind &&
+        (r = commit_behind_start(n)) < 0)
+        return r;
+    if (total > limit) {
+        r = commit_behind_end(n, 1);
+        if (r == 0 && dirty_account(n) > limit)
+            r = commit_while_writing(n);
+    }
+    return r < 0 ? r : 0;
+}
+
+ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    ssize_t r = ready_to_change(n);
+    /* the writer hears of a commit behind it that failed (its data is still staged) */
+    if (r == 0)
+        r = commit_behind_end(n, 0);
+    if (r == 0)
+        r = write_with(n, len, off, fill, ctx);
+    if (r > 0) {
+        int c = commit_if_over_bound(n);
+        if (c < 0)
+            r = c;
+    }
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+static int end_change(b2fs_node *n, int r, int commit_now)
+{
+    if (r >= 0 && commit_now)
+        r = commit_node(n, 0);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+int file_truncate(b2fs_node *n, uint64_t size, int commit_now)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = ready_to_change(n);
+    if (r == 0)
+        r = write_truncate(n, size);
+    return end_change(n, r, commit_now);
+}
+
+static int fallocate_locked(b2fs_node *n, int mode, uint64_t off, uint64_t len)
+{
+    uint64_t end = off + len;
+    if (end < off)
+        return -EFBIG;
+    if (mode == 0)
+        return end > n->size ? write_truncate(n, end) : 0;
+    if (mode == FALLOC_FL_KEEP_SIZE)
+        return 0;
+    if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
+        static const char zeros[65536];
+        if (end > n->size)
+            end = n->size;
+        for (uint64_t pos = off; pos < end;) {
+            size_t take = end - pos < sizeof zeros ? (size_t)(end - pos) : sizeof zeros;
+            ssize_t w = write_mem(n, zeros, take, pos);
+            if (w < 0)
+                return (int)w;
+            pos += (uint64_t)w;
+        }
+        return 0;
+    }
+    return -EOPNOTSUPP;
+}
+
+int file_fallocate(b2fs_node *n, int mode, uint64_t off, uint64_t len, int commit_now)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = ready_to_change(n);
+    if (r == 0)
+        r = fallocate_locked(n, mode, off, len);
+    return end_change(n, r, commit_now);
+}
+
+off_t file_seek(b2fs_node *n, off_t off, int whence)
+{
+    pthread_rwlock_rdlock(&n->lock);
+    off_t r = read_seek(n, off, whence);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+int file_commit(b2fs_node *n, int durable)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = commit_node(n, durable);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+int file_utimens(b2fs_node *n, const struct timespec tv[2])
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = commit_node(n, 0);
+    if (r == 0 && futimens(n->fd, tv) < 0)
+        r = -errno;
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+/* The fd is used under the read lock: compaction replaces it under the write lock. */
+int file_chmod(b2fs_node *n, mode_t mode)
+{
+    pthread_rwlock_rdlock(&n->lock);
+    int r = fchmod(n->fd, mode) < 0 ? -errno : 0;
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+int file_chown(b2fs_node *n, uid_t uid, gid_t gid)
+{
+    pthread_rwlock_rdlock(&n->lock);
+    int r = fchown(n->fd, uid, gid) < 0 ? -errno : 0;
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}

@@ -1,0 +1,43 @@
+/* fs/file: the operations on a frame file that the FUSE callbacks call, each taking the
+ * node's lock it needs, and the commit policy: when a writer's data is committed behind
+ * it, when it waits, when a call commits before it returns.
+ *
+ * Owns: no state. Every function takes n->lock itself (callers hold no node lock) and
+ * works on a node the caller holds a reference to. Returns 0 or a count, or a negative
+ * code (-errno, or a frame/codec code that the callback maps). Calls: fs/commit,
+ * fs/rechunk, fs/write, fs/read, fs/share, fs/dirty, fs/backing, fs/node, fs/options,
+ * fs/log, frame/. */
+#ifndef B2FS_FILE_H
+#define B2FS_FILE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "fs/node.h"
+#include "fs/write.h"
+
+/* Creates a new, empty frame file for the mount name loc->mname (loc from loc_resolve,
+ * kind NONE) with parameters p, mode and owner uid:gid (-1: the daemon's), stored as
+ * NAME.b2frame: written under a temporary name and renamed into place. path is the mount
+ * path (for logs). The node comes with a reference. */
+int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode_t mode,
+                uid_t uid, gid_t gid, b2fs_node **out);
+/* Checks an open for flags (O_ACCMODE, O_TRUNC) and applies O_TRUNC; *keep_cache says
+ * whether the kernel may keep what it cached of the file. */
+int file_open(b2fs_node *n, int flags, int *keep_cache);
+void file_stat(b2fs_node *n, struct stat *st);
+ssize_t file_read(b2fs_node *n, char *buf, size_t len, uint64_t off);
+ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx);
+/* With commit_now (no open handle will flush it), the change is committed before return. */
+int file_truncate(b2fs_node *n, uint64_t size, int commit_now);
+int file_fallocate(b2fs_node *n, int mode, uint64_t off, uint64_t len, int commit_now);
+off_t file_seek(b2fs_node *n, off_t off, int whence);
+/* Commits what is staged (flush, release); durable: fsync. */
+int file_commit(b2fs_node *n, int durable);
+/* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
+int file_utimens(b2fs_node *n, const struct timespec tv[2]);
+int file_chmod(b2fs_node *n, mode_t mode);
+int file_chown(b2fs_node *n, uid_t uid, gid_t gid);
+
+#endif

@@ -1,0 +1,48 @@
+/* fs/options: the mount's configuration and the b2fs command line.
+ *
+ * Owns: b2fs_cfg, filled once by b2fs_options_parse before the FUSE loop starts and
+ * read only after that (no lock). Also the text forms of codec parameters that the
+ * command line and the directory xattrs share. Calls: frame/ (parameter defaults),
+ * codec/ (codec names and filter text), libfuse's option parser. */
+#ifndef B2FS_OPTIONS_H
+#define B2FS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frame/frame.h"
+
+typedef struct b2fs_config {
+    const char *backing;      /* absolute path of BACKING, for logs */
+    int rootfd;               /* O_PATH directory fd of BACKING */
+    b2f_params params;        /* defaults for new files */
+    int nthreads;             /* worker threads (read-ahead, compression) */
+    size_t cache_size;        /* block cache bound, bytes */
+    size_t dirty_limit;       /* uncommitted bytes of all files before writers commit */
+    int ro;
+    int foreground;
+} b2fs_config;
+
+extern b2fs_config b2fs_cfg;
+
+/* Largest FUSE read and write request asked for (max_write, max_readahead), and the
+ * st_blksize frame files show. */
+#define B2FS_IO_SIZE (1u << 20)
+
+/* Parses argv: takes BACKING and the b2fs options out of args, leaves FUSE's own in it.
+ * Returns 0 to go on, 1 to exit successfully (--help, --version), -1 on a bad option
+ * (the message has been printed). */
+struct fuse_args;
+int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg);
+/* "1M" -> 1048576; returns -1 on a bad text. */
+int64_t b2fs_parse_size(const char *text);
+/* Checks one codec parameter given as text (name: codec, clevel, filters, typesize,
+ * chunksize, blocksize) and stores it into p. sep is the filter separator.
+ * Returns 0 or -1 (and a reason in why). */
+int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
+                   const char **why);
+/* The text of one of the five parameters directories and files show as xattrs (codec,
+ * clevel, filters, typesize, chunksize), as b2fs_param_set reads it back. */
+void b2fs_param_text(const b2f_params *p, const char *name, char *out, size_t cap);
+
+#endif

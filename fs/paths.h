@@ -1,0 +1,44 @@
+/* fs/paths: mount names to backing names.
+ *
+ * Owns: the naming rules (which suffix shows as what, the one format of temporary
+ * names) and every lookup of a mount path in BACKING: all access is relative to
+ * b2fs_cfg.rootfd, one component at a time with O_NOFOLLOW, so nothing outside BACKING
+ * is reachable. Temporary names are never shown (fs/backing). No shared state. Calls:
+ * fs/backing (temporary names), fs/options (rootfd), libc. */
+#ifndef B2FS_PATHS_H
+#define B2FS_PATHS_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+enum b2fs_kind { B2FS_NONE = 0, B2FS_PLAIN, B2FS_FRAME, B2FS_BLP };
+
+/* Where a mount path lives in BACKING. dirfd is an O_PATH fd of the parent directory
+ * (owned: loc_done closes it); name is the backing entry name in it. */
+typedef struct b2fs_loc {
+    int dirfd;
+    int kind;               /* B2FS_NONE when nothing visible has that name */
+    char name[300];
+    char mname[256];        /* the last component as the mount shows it */
+    struct stat st;         /* backing stat (valid unless kind == B2FS_NONE) */
+} b2fs_loc;
+
+/* Resolves path ("/a/b"). Returns 0 (also when the last component does not exist:
+ * kind NONE, dirfd valid) or -errno (parent missing, not a directory, a symlink on the
+ * way, name too long). */
+int loc_resolve(const char *path, b2fs_loc *loc);
+void loc_done(b2fs_loc *loc);
+/* The backing path of loc for logs ("BACKING/dir/name"), malloc'ed, or NULL. */
+char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name);
+/* Kind of a backing name by suffix, and the length of the shown name. */
+int name_kind(const char *name, size_t *shown_len);
+/* Builds backing name mname + suffix of kind (frames get ".b2frame"). */
+int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix);
+const char *kind_suffix(const char *backing_name);
+/* Opens a backing dir for reading entries (O_RDONLY, never through a symlink). */
+int loc_open_dir(const char *path);
+/* Lists the names the mount shows in the directory open as dfd (consumes dfd).
+ * Calls fill for each; returns 0 or -errno. */
+int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx);
+
+#endif

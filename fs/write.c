@@ -1,0 +1,371 @@
+/* The write path (write.h). */
+#include "fs/write.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/dirty.h"
+#include "fs/layout.h"
+#include "fs/log.h"
+#include "fs/options.h"
+#include "fs/read.h"
+#include "fs/scratch.h"
+
+/* The dirty image of chunk c, made from what the chunk holds now. */
+static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
+{
+    b2fs_dirty *d = dirty_find(n, c);
+    if (d) {
+        *out = d;
+        return 0;
+    }
+    uint32_t cs = (uint32_t)n->chunksize;
+    uint8_t *img = dirty_img_get(cs);
+    if (!img)
+        return -ENOMEM;
+    uint64_t start = (uint64_t)c * cs, have = 0;
+    b2fs_job *j = dirty_job_find(n, c);
+    if (j) {
+        memcpy(img, j->img, j->len);
+        have = j->len;
+    } else if (start < n->fnbytes) {
+        have = n->fnbytes - start < cs ? n->fnbytes - start : cs;
+        int r = read_chunk_part(n, c, 0, (uint32_t)have, img, READ_KEEP);
+        if (r < 0) {
+            dirty_img_put(img, cs);
+            return r;
+        }
+    }
+    if (have < cs)
+        memset(img + have, 0, cs - have);
+    return dirty_add(n, c, img, out);
+}
+
+/* For a write that covers all of chunk c: a new image filled by the writer first (what
+ * the chunk held is not read), then made the chunk's dirty image. */
+static int dirty_replace(b2fs_node *n, int64_t c, write_fill fill, void *ctx, b2fs_dirty **out)
+{
+    b2fs_dirty *d = dirty_find(n, c);
+    if (d) {
+        *out = d;
+        return fill(ctx, d->img, (size_t)n->chunksize);
+    }
+    uint8_t *img = dirty_img_get((size_t)n->chunksize);
+    if (!img)
+        return -ENOMEM;
+    int r = fill(ctx, img, (size_t)n->chunksize);
+    if (r < 0) {
+        dirty_img_put(img, (size_t)n->chunksize);
+        return r;
+    }
+    return dirty_add(n, c, img, out);
+}
+
+/* Hands dirty chunk d to the frame layer (compressed there; all zeros -> zero chunk). */
+static int flush_one(b2fs_node *n, b2fs_dirty *d)
+{
+    uint64_t cs = (uint64_t)n->chunksize, start = (uint64_t)d->n * cs;
+    if (start >= n->size) {
+        dirty_drop(n, d);
+        return 0;
+    }
+    uint64_t len = n->size - start < cs ? n->size - start : cs;
+    int r = dirty_grow_frame(n, start);
+    if (r < 0)
+        return r;
+    r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
+    if (r < 0) {
+        b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)d->n, b2f_strerror(r));
+        return r;
+    }
+    dirty_note_staged(n, d->n, start, (size_t)len);
+    dirty_drop(n, d);
+    return 0;
+}
+
+static void cctx_put(b2fs_node *n, b2_cctx *c)
+{
+    if (n->nspare < (int)(sizeof n->spare_cctx / sizeof n->spare_cctx[0]))
+        n->spare_cctx[n->nspare++] = c;
+    else
+        b2_cctx_free(c);
+}
+
+void write_params_changed(b2fs_node *n)
+{
+    while (n->nspare)
+        b2_cctx_free(n->spare_cctx[--n->nspare]);
+    if (n->cctx)
+        b2_cctx_free(n->cctx);
+    n->cctx = n->frame && n->writable ? b2f_cctx_new(n->frame) : NULL;
+}
+
+/* Installs one finished job into the frame. */
+static int install(b2fs_node *n, b2fs_job *j)
+{
+    int r = 0;
+    if (!j->superseded) {
+        uint64_t start = (uint64_t)j->n * (uint64_t)n->chunksize;
+        r = dirty_grow_frame(n, start);
+        if (r == 0 && j->rc >= 0) {
+            r = b2f_update_encoded(n->frame, j->n, j->out, j->rc);
+            if (r == 0)
+                j->out = NULL; /* the frame owns it now */
+        } else if (r == 0) {
+            /* the worker's encoding failed: let the frame layer try (and say why) */
+            r = b2f_update_chunk(n->frame, n->cctx, j->n, j->img, j->len);
+        }
+        if (r < 0)
+            b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)j->n, b2f_strerror(r));
+        else
+            dirty_note_staged(n, j->n, start, j->len);
+    }
+    free(j->out);
+    dirty_img_put(j->img, j->len);
+    cctx_put(n, j->cctx);
+    free(j);
+    return r;
+}
+
+int write_harvest(b2fs_node *n, int wait)
+{
+    if (!n->jobs)
+        return 0;
+    pthread_mutex_lock(&n->job_lock);
+    while (wait && n->npending)
+        pthread_cond_wait(&n->job_cond, &n->job_lock);
+    b2fs_job *done = NULL, **pp = &n->jobs;
+    while (*pp) {
+        b2fs_job *j = *pp;
+        if (j->done) {
+            *pp = j->next;
+            j->next = done;
+            done = j;
+            n->njobs--;
+        } else {
+            pp = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&n->job_lock);
+    int r = 0;
+    while (done) {
+        b2fs_job *j = done;
+        done = j->next;
+        int r1 = install(n, j);
+        if (r1 < 0 && r == 0)
+            r = r1;
+    }
+    return r;
+}
+
+/* On a worker: encodes the chunk and tells the node. */
+static void encode_job(b2fs_task *t)
+{
+    b2fs_job *j = (b2fs_job *)t;
+    size_t cap = j->len + B2_MAX_OVERHEAD;
+    uint8_t *tmp = scratch_get(cap);
+    j->rc = tmp ? b2f_encode_chunk(j->cctx, j->typesize, j->img, j->len, tmp, cap) : B2E_NOMEM;
+    if (j->rc >= 0) {
+        j->out = malloc((size_t)j->rc);
+        if (j->out)
+            memcpy(j->out, tmp, (size_t)j->rc);
+        else
+            j->rc = B2E_NOMEM;
+    }
+    scratch_done(tmp, cap);
+    b2fs_node *n = j->node;
+    pthread_mutex_lock(&n->job_lock);
+    j->done = 1;
+    n->npending--;
+    pthread_cond_broadcast(&n->job_cond);
+    pthread_mutex_unlock(&n->job_lock);
+}
+
+/* Hands a full dirty chunk to the workers (the image goes with it). */
+static int submit(b2fs_node *n, b2fs_dirty *d)
+{
+    b2fs_job *j = calloc(1, sizeof *j);
+    b2_cctx *c = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
+    if (!j || !c) {
+        free(j);
+        if (c)
+            cctx_put(n, c);
+        return flush_one(n, d);
+    }
+    j->task.run = encode_job;
+    j->node = n;
+    j->n = d->n;
+    j->img = d->img;
+    j->len = (size_t)n->chunksize;
+    j->cctx = c;
+    b2f_stat st;
+    b2f_stat_get(n->frame, &st);
+    j->typesize = st.typesize;
+    *d = n->dirty[--n->ndirty];
+    pthread_mutex_lock(&n->job_lock);
+    n->npending++;
+    pthread_mutex_unlock(&n->job_lock);
+    j->next = n->jobs;
+    n->jobs = j;
+    n->njobs++;
+    wpool_submit(&j->task);
+    return 0;
+}
+
+/* Bounds the chunks in flight per file: waits for the oldest when there are too many. */
+int write_throttle(b2fs_node *n)
+{
+    int r = write_harvest(n, 0);
+    int limit = 2 * b2fs_cfg.nthreads + 2;
+    while (r == 0 && n->njobs >= limit) {
+        pthread_mutex_lock(&n->job_lock);
+        while (n->npending >= limit)
+            pthread_cond_wait(&n->job_cond, &n->job_lock);
+        pthread_mutex_unlock(&n->job_lock);
+        r = write_harvest(n, 0);
+    }
+    return r;
+}
+
+static int dirty_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const b2fs_dirty *)a)->n, y = ((const b2fs_dirty *)b)->n;
+    return x < y ? -1 : x > y;
+}
+
+int write_flush(b2fs_node *n)
+{
+    if (!n->frame || !n->writable)
+        return 0;
+    int r = write_harvest(n, 1);
+    if (r < 0)
+        return r;
+    if (n->ndirty > 1)
+        qsort(n->dirty, (size_t)n->ndirty, sizeof *n->dirty, dirty_cmp);
+    while (n->ndirty) {
+        /* lowest chunk first so that appends stay appends */
+        b2fs_dirty first = n->dirty[0];
+        memmove(n->dirty, n->dirty + 1, (size_t)(n->ndirty - 1) * sizeof *n->dirty);
+        n->dirty[n->ndirty - 1] = first;
+        r = flush_one(n, &n->dirty[n->ndirty - 1]);
+        if (r < 0)
+            return r;
+    }
+    r = dirty_grow_frame(n, n->size);
+    if (r == 0 && n->changed)
+        node_new_gen(n);
+    return r;
+}
+
+int write_ready(b2fs_node *n)
+{
+    if (!n->frame)
+        return -EIO;
+    if (!n->writable)
+        return -EROFS;
+    if (n->chunksize <= 0)
+        return -EOPNOTSUPP;
+    if (!n->cctx && !(n->cctx = b2f_cctx_new(n->frame)))
+        return -ENOMEM;
+    return 0;
+}
+
+static int fill_from_mem(void *ctx, void *dst, size_t len)
+{
+    const char **p = ctx;
+    memcpy(dst, *p, len);
+    *p += len;
+    return 0;
+}
+
+ssize_t write_mem(b2fs_node *n, const void *buf, size_t len, uint64_t off)
+{
+    const char *p = buf;
+    return write_with(n, len, off, fill_from_mem, &p);
+}
+
+ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx)
+{
+    int r = write_ready(n);
+    if (r < 0)
+        return r;
+    if (len == 0)
+        return 0;
+    if (off + len < off || off + len > ((uint64_t)1 << 50))
+        return -EFBIG;
+    if ((r = write_throttle(n)) < 0)
+        return r;
+    uint64_t pos = off, end = off + len;
+    while (pos < end) {
+        layout_piece p;
+        b2fs_dirty *d = NULL;
+        r = layout_piece_at(n, pos, end, &p);
+        if (r == 0 && p.within == 0 && p.len == p.chunk_len) {
+            r = dirty_replace(n, p.chunk, fill, ctx, &d);
+        } else if (r == 0) {
+            r = dirty_get(n, p.chunk, &d);
+            if (r == 0)
+                r = fill(ctx, d->img + p.within, p.len);
+        }
+        if (r < 0)
+            return pos > off ? (ssize_t)(pos - off) : r;
+        pos += p.len;
+        if (pos > n->size)
+            n->size = pos;
+        /* a chunk written up to its end is compressed now, on a worker (sequential
+         * writers); all zeros become a zero chunk there, stored without data */
+        if (p.within + p.len == p.chunk_len) {
+            r = submit(n, d);
+            if (r < 0)
+                return r;
+        }
+    }
+    if (dirty_bytes(n) > b2fs_cfg.dirty_limit) {
+        r = write_flush(n);
+        if (r < 0)
+            return r;
+    }
+    return (ssize_t)len;
+}
+
+int write_truncate(b2fs_node *n, uint64_t size)
+{
+    int r = write_ready(n);
+    if (r == 0)
+        r = write_harvest(n, 1);
+    if (r < 0)
+        return r;
+    if (size > ((uint64_t)1 << 50))
+        return -EFBIG;
+    if (size >= n->size) {
+        n->size = size;
+        return 0;
+    }
+    uint64_t cs = (uint64_t)n->chunksize;
+    for (int i = 0; i < n->ndirty;) {
+        b2fs_dirty *d = &n->dirty[i];
+        uint64_t start = (uint64_t)d->n * cs;
+        if (start >= size) {
+            dirty_drop(n, d);
+            continue;
+        }
+        if (size - start < cs)
+            memset(d->img + (size - start), 0, (size_t)(cs - (size - start)));
+        i++;
+    }
+    if (size < n->fnbytes) {
+        r = b2f_resize(n->frame, n->cctx, size);
+        if (r < 0)
+            return r;
+        n->fnbytes = size;
+        n->changed = 1;
+        n->resized = 1;
+    }
+    n->size = size;
+    node_new_gen(n);
+    return 0;
+}
+

@@ -1,0 +1,42 @@
+/* fs/write: the write path. Writes go to dirty chunk images (read-modify-write for a
+ * partial chunk); a chunk written to its end is compressed on a worker and installed in
+ * the frame by the next caller that holds the write lock; the rest is handed to the frame
+ * layer on flush. Nothing here commits: when to commit is fs/file's policy and how is
+ * fs/commit's.
+ *
+ * Invariant: fnbytes <= size, and every byte in [fnbytes, size) that no dirty image holds
+ * is zero.
+ *
+ * Owns: compression jobs (made here, run on the workers; completion under n->job_lock)
+ * and the node's compression contexts. Callers hold n->lock (write). Returns 0 or a
+ * count, or a negative code (-errno or a frame/codec code). Calls: frame/, fs/dirty,
+ * fs/read (old contents of a partly written chunk), fs/layout, fs/wpool, fs/scratch,
+ * fs/node, fs/options, fs/log. */
+#ifndef B2FS_WRITE_H
+#define B2FS_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fs/node.h"
+
+/* Whether the node takes writes now: 0, -EIO (did not open), -EROFS, or -EOPNOTSUPP when
+ * its chunks have variable sizes (fs/rechunk makes them fixed first). */
+int write_ready(b2fs_node *n);
+/* Copies the next len bytes of the data being written into dst: 0 or -errno. */
+typedef int (*write_fill)(void *ctx, void *dst, size_t len);
+/* Writes len bytes at off, copied by fill in order straight into the chunk images. */
+ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx);
+ssize_t write_mem(b2fs_node *n, const void *buf, size_t len, uint64_t off);
+int write_truncate(b2fs_node *n, uint64_t size);
+/* Hands every dirty chunk to the frame layer, after the jobs in flight (no commit). */
+int write_flush(b2fs_node *n);
+/* Installs finished jobs; with wait, waits for all of them first. */
+int write_harvest(b2fs_node *n, int wait);
+/* Waits while the node has too many chunks in flight (a fast writer, slow workers). */
+int write_throttle(b2fs_node *n);
+/* The frame's parameters changed: contexts made for the old ones are dropped. */
+void write_params_changed(b2fs_node *n);
+
+#endif

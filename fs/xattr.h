@@ -1,0 +1,28 @@
+/* fs/xattr: the extended-attribute callbacks. user.blosc2.* describe a frame (read only:
+ * nbytes, cbytes, cratio, nchunks, blocksize, splitmode, meta.NAME; read/write: codec,
+ * clevel, filters, typesize, chunksize, vlmeta.NAME). On a directory the five codec
+ * parameters are the defaults for new files below it, kept in user.b2fs.* attributes of
+ * the backing directory (hidden in the mount). Other user.* attributes are passed to the
+ * backing file.
+ *
+ * Owns: no state. Part of the FUSE boundary: the four callbacks map their results to
+ * errno (fs/errmap). Takes n->lock itself (read to list or pass through on a frame's fd,
+ * write to read or change user.blosc2.*). Calls: fs/commit, fs/write, fs/node, fs/paths,
+ * fs/options, fs/errmap, frame/. */
+#ifndef B2FS_XATTR_H
+#define B2FS_XATTR_H
+
+#include <stddef.h>
+
+#include "frame/frame.h"
+
+int b2fs_getxattr(const char *path, const char *name, char *value, size_t size);
+int b2fs_setxattr(const char *path, const char *name, const char *value, size_t size,
+                  int flags);
+int b2fs_listxattr(const char *path, char *list, size_t size);
+int b2fs_removexattr(const char *path, const char *name);
+/* Parameters for a new file created at path (mount defaults with the directory defaults
+ * of every ancestor applied, and the automatic block size fixed). */
+void b2fs_params_for_new(const char *path, b2f_params *p);
+
+#endif
