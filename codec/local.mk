@@ -16,7 +16,7 @@ codec_libb2codec_a_SOURCES = \
 	codec/pool.c \
 	codec/workers.c \
 	codec/blosclz.h
-# BloscLZ (the blosclz engineer's files)
+# BloscLZ: its stream format, decoder and encoder
 codec_libb2codec_a_SOURCES += codec/blosclz_format.h codec/blosclz_dec.c codec/blosclz_enc.c
 # What a program linking the codec needs, in link order.
 CODEC_LIBS = codec/libb2codec.a shuffle/libb2shuffle.a $(ZSTD_LIBS) $(LZ4_LIBS) $(ZLIB_LIBS)

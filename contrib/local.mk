@@ -18,7 +18,7 @@ BENCH_ARGS =
 bench: contrib/b2bench
 	contrib/b2bench $(BENCH_ARGS)
 .PHONY: bench
-# Benchmark suite (perf): one table of kernels, chunks, C-Blosc2 (B2REF=path/to/b2ref),
+# Benchmark suite: one table of kernels, chunks, C-Blosc2 (B2REF=path/to/b2ref),
 # the mount against passthrough_ll and squashfuse, ratios and daemon memory.
 # make bench-suite SUITE_ARGS="--size 64M" for a quick run; the mount part needs root.
 EXTRA_DIST += contrib/bench-suite contrib/bench-table

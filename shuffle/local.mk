@@ -1,4 +1,4 @@
-# shuffle/: filters (owned by the shuffle layer)
+# shuffle/: filters and their SIMD kernels
 noinst_LIBRARIES += shuffle/libb2shuffle.a
 shuffle_libb2shuffle_a_SOURCES = \
 	shuffle/shuffle.h \
