@@ -218,19 +218,19 @@ int bt_temp_next_to(const char *path, char *tmp, size_t tmplen)
     char dir[PATH_MAX];
     const char *base;
     split_path(path, dir, sizeof dir, &base);
-    if ((size_t)snprintf(tmp, tmplen, "%s/.%s.b2frame-XXXXXX", dir, base) >= tmplen) {
+    (void)base;
+    char name[64];
+    b2f_temp_name(name, sizeof name);
+    if ((size_t)snprintf(tmp, tmplen, "%s/%s", dir, name) >= tmplen) {
         bt_error(path, "path too long");
         return -1;
     }
-    int fd = mkstemp(tmp);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
         bt_error(path, "cannot create a temporary file in %s: %s", dir, strerror(errno));
         return -1;
     }
     track_temp(tmp);
-    mode_t mask = umask(0);   /* mkstemp makes 0600: give it a new file's usual mode */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
     return fd;
 }
 
