@@ -45,7 +45,7 @@ static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n
 
 static int sync_if(const b2f_io *io, int fd, int durable)
 {
-    return durable && io->fdatasync(fd) != 0 ? B2E_IO : 0;
+    return durable && io->fdatasync(fd) != 0 ? b2f_sys_error() : 0;
 }
 
 int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
@@ -63,8 +63,8 @@ int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, 
     /* bytes past the frame: from this commit's predecessors that failed before their header */
     struct stat st;
     if (fstat(fd, &st) == 0 && st.st_size > (off_t)end && io->ftruncate(fd, (off_t)end) != 0)
-        return b2f_fail(err, errlen, B2E_IO, "cannot truncate the file to the frame end %llu",
-                        (unsigned long long)end);
+        return b2f_fail(err, errlen, b2f_sys_error(),
+                        "cannot truncate the file to the frame end %llu", (unsigned long long)end);
     return 0;
 }
 

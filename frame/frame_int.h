@@ -193,6 +193,8 @@ int b2f_pending_write_all(b2f_pending *p, int durable, char *err, size_t errlen)
 int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The code of a system call that failed: -errno. */
+int b2f_sys_error(void);
 /* I/O through the frame's table: whole reads/writes or a negative code. */
 int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off);
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off);

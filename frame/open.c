@@ -15,7 +15,7 @@ static int file_size(int fd, int64_t *size)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return B2E_IO;
+        return b2f_sys_error();
     *size = (int64_t)st.st_size;
     return 0;
 }

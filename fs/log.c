@@ -32,17 +32,13 @@ int b2fs_errno(int code)
 {
     if (code >= 0)
         return 0;
-    /* The codec's B2E_* codes overlap small errno values; they all mean bad data or
-     * no memory, except that -ENOSPC and friends come from system calls. */
+    /* -errno of a failed system call (ENOSPC, EDQUOT, EACCES, ...) is the answer itself;
+     * b2fs's own codes (codec/chunk.h) mean bad data unless named here */
+    if (b2_is_errno(code))
+        return code;
     switch (code) {
     case B2E_NOMEM:
         return -ENOMEM;
-    case -ENOSPC:
-    case -EDQUOT:
-    case -EFBIG:
-    case -EROFS:
-    case -EACCES:
-        return code;
     case B2F_ERDONLY:
         return -EROFS;
     case B2F_ETOOBIG:
