@@ -1,4 +1,5 @@
-/* frame/: I/O through the b2f_io table, error texts, byte order helpers. */
+/* frame/: I/O through the b2f_io table, error texts, byte order helpers.
+ * Calls: codec/ only (every other frame/ file may call this one). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -58,7 +58,8 @@ typedef struct b2f_params {
     int32_t chunksize;      /* decompressed bytes per chunk (the last may be shorter) */
 } b2f_params;
 
-/* Set the defaults of DESIGN.md: zstd, clevel 1, shuffle, typesize 8, chunksize 1 MiB. */
+/* Set the defaults of docs/ARCHITECTURE.md: zstd, clevel 1, shuffle, typesize 8, chunksize
+ * 1 MiB. */
 void b2f_params_default(b2f_params *p);
 
 typedef struct b2f_stat {
