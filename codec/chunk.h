@@ -6,6 +6,13 @@
  * chunks and zstd/lz4 dictionaries. Writes chunk format version 5 (or the Blosc1 form,
  * on request). Everything read is checked before use; nothing is printed; every
  * function returns a B2E_* code (< 0) on failure, described by b2_strerror().
+ *
+ * Error codes: a negative code is in one of two spaces that never overlap.
+ *   -1 .. -B2_ERRNO_MAX      the -errno of a failed system call, passed up unchanged
+ *                            (the codec makes none itself; frame/ does);
+ *   below -B2_ERRNO_MAX      b2fs's own codes: the codec's B2E_* from -5001 on, frame/'s
+ *                            B2F_E* (frame/frame.h) from -5101 on.
+ * b2_is_errno() tells them apart; b2_strerror() describes both.
  */
 #ifndef B2FS_CHUNK_H
 #define B2FS_CHUNK_H
@@ -49,24 +56,33 @@ enum b2_splitmode {
     B2_SPLIT_FORWARD_COMPAT = 4,
 };
 
+/* Kernel errno values stay below 4096 (Linux's MAX_ERRNO): -1..-4095 are -errno. */
+#define B2_ERRNO_MAX 4095
+
+static inline int b2_is_errno(int code)
+{
+    return code < 0 && code >= -B2_ERRNO_MAX;
+}
+
 enum b2_error {
     B2E_OK = 0,
-    B2E_NOMEM = -1,          /* out of memory */
-    B2E_PARAM = -2,          /* bad argument from the caller */
-    B2E_TRUNCATED = -3,      /* buffer shorter than the header or cbytes says */
-    B2E_HEADER = -4,         /* header field out of range (sizes, blocksize, typesize) */
-    B2E_VERSION = -5,        /* unknown chunk format version */
-    B2E_CODEC = -6,          /* codec not supported (snappy, lizard, user-defined) */
-    B2E_FILTER = -7,         /* unknown filter id or filter meta */
-    B2E_BSTARTS = -8,        /* a block start points outside the chunk */
-    B2E_STREAM = -9,         /* a stream size points outside the chunk or block */
-    B2E_CORRUPT = -10,       /* the codec rejected a stream or produced the wrong size */
-    B2E_DST_SMALL = -11,     /* output buffer too small */
-    B2E_IO = -12,            /* the chunk reader failed (see errno) */
-    B2E_DICT = -13,          /* dictionary section out of bounds */
-    B2E_BLOSCLZ_MISSING = -14, /* reserved: blosclz not built in */
+    B2E_NOMEM = -5001,       /* out of memory */
+    B2E_PARAM = -5002,       /* bad argument from the caller */
+    B2E_TRUNCATED = -5003,   /* buffer shorter than the header or cbytes says */
+    B2E_HEADER = -5004,      /* header field out of range (sizes, blocksize, typesize) */
+    B2E_VERSION = -5005,     /* unknown chunk format version */
+    B2E_CODEC = -5006,       /* codec not supported (snappy, lizard, user-defined) */
+    B2E_FILTER = -5007,      /* unknown filter id or filter meta */
+    B2E_BSTARTS = -5008,     /* a block start points outside the chunk */
+    B2E_STREAM = -5009,      /* a stream size points outside the chunk or block */
+    B2E_CORRUPT = -5010,     /* the codec rejected a stream or produced the wrong size */
+    B2E_DST_SMALL = -5011,   /* output buffer too small */
+    B2E_IO = -5012,          /* the chunk reader failed (see errno) */
+    B2E_DICT = -5013,        /* dictionary section out of bounds */
+    B2E_BLOSCLZ_MISSING = -5014, /* reserved: blosclz not built in */
 };
 
+/* Describes any code: 0, a B2E_* code, or -errno (strerror's text). */
 const char *b2_strerror(int code);
 /* "blosclz", "lz4", ...; NULL for an unknown id. b2_codec_from_name returns < 0 if unknown. */
 const char *b2_codec_name(int codec);

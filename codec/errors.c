@@ -1,4 +1,6 @@
-/* One short text per B2E_* code. */
+/* One short text per B2E_* code; strerror's for -errno. */
+#include <string.h>
+
 #include "codec/chunk.h"
 
 const char *b2_strerror(int code)
@@ -19,6 +21,7 @@ const char *b2_strerror(int code)
     case B2E_IO: return "reading the chunk failed";
     case B2E_DICT: return "dictionary section out of bounds or unusable";
     case B2E_BLOSCLZ_MISSING: return "blosclz codec not available in this build";
-    default: return "unknown error";
+    default: break;
     }
+    return b2_is_errno(code) ? strerror(-code) : "unknown error";
 }

@@ -1,4 +1,6 @@
-/* The Bloscpack reader: header, offsets table or a walk over the chunks, checksums. */
+/* frame/: the Bloscpack reader: header, offsets table or a walk over the chunks,
+ * checksums.
+ * Calls: codec/; fio.c. */
 #include "frame/bloscpack.h"
 #include "frame/frame_int.h"
 

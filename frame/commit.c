@@ -1,33 +1,17 @@
-/* frame/: writing frames to disk: commit, create, compaction.
+/* frame/: writing frames to disk: commit, create, compaction (and the dead bytes it
+ * would reclaim).
  *
  * A commit appends the new chunks after the end of the committed frame, then the index
  * chunk and the trailer, and rewrites the header last. C-Blosc2 finds the trailer from
  * the header's frame length and the index at header_len + cbytes, so until the header
  * is rewritten the file still holds the old frame (the appended bytes lie past its
- * end); afterwards the old index and trailer are dead space inside the chunks region. */
+ * end); afterwards the old index and trailer are dead space inside the chunks region.
+ *
+ * Calls: codec/; fio.c, params.c, header.c, trailer.c, index.c, read.c, open.c,
+ * tail.c, pending.c. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "frame/frame_int.h"
-
-int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
-                     b2f_hdr *h)
-{
-    *h = f->h;
-    b2f_cparams_to_hdr(&f->wp, h);
-    h->frame_len = frame_len;
-    h->nbytes = f->nbytes;
-    h->cbytes = cbytes;
-    h->chunksize = f->variable ? 0 : f->wp.chunksize;
-    h->has_vlmeta = f->nvlmeta > 0;
-    uint8_t *img = malloc((size_t)f->h.header_len);
-    if (!img)
-        return B2E_NOMEM;
-    memcpy(img, f->hdr, (size_t)f->h.header_len);
-    b2f_hdr_patch(img, h);
-    *out = img;
-    return 0;
-}
 
 static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n, uint64_t pos,
                        uint64_t *next)
@@ -41,31 +25,6 @@ static int write_index(const b2_frame *f, int fd, const int64_t *offs, int64_t n
     free(idx);
     *next = pos + (uint64_t)icb;
     return rc;
-}
-
-static int sync_if(const b2f_io *io, int fd, int durable)
-{
-    return durable && io->fdatasync(fd) != 0 ? B2E_IO : 0;
-}
-
-int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
-                     int durable, int *written, char *err, size_t errlen)
-{
-    *written = 0;
-    int rc = sync_if(io, fd, durable);
-    if (rc < 0)
-        return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
-    if ((rc = b2f_io_pwrite(io, fd, img, hlen, 0)) < 0)
-        return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
-    *written = 1;
-    if ((rc = sync_if(io, fd, durable)) < 0)
-        return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
-    /* bytes past the frame: from this commit's predecessors that failed before their header */
-    struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size > (off_t)end && io->ftruncate(fd, (off_t)end) != 0)
-        return b2f_fail(err, errlen, B2E_IO, "cannot truncate the file to the frame end %llu",
-                        (unsigned long long)end);
-    return 0;
 }
 
 /* The header of a frame without chunks (its trailer of tl bytes right after it), then

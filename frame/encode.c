@@ -1,5 +1,6 @@
 /* frame/: one chunk encoded for a frame, the way the frame layer stores it. Touches no
- * frame, so worker threads may encode while the frame is being changed. */
+ * frame, so worker threads may encode while the frame is being changed.
+ * Calls: codec/ only. */
 #include <string.h>
 
 #include "frame/frame.h"

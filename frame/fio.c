@@ -1,4 +1,5 @@
-/* frame/: I/O through the b2f_io table, error texts, byte order helpers. */
+/* frame/: I/O through the b2f_io table, error texts, byte order helpers.
+ * Calls: codec/ only (every other frame/ file may call this one). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,6 @@ int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 const char *b2f_strerror(int code)
 {
     switch (code) {
-    case 0: return "success";
     case B2F_EFORMAT: return "not a Blosc2 frame or Bloscpack file";
     case B2F_EHEADER: return "frame header field out of bounds or inconsistent";
     case B2F_EINDEX: return "chunk index does not decode or points outside the data";
@@ -31,21 +31,14 @@ const char *b2f_strerror(int code)
     case B2F_ERANGE: return "chunk number, offset or size out of range";
     case B2F_ENOTFOUND: return "no metalayer of that name";
     case B2F_ETOOBIG: return "declared sizes beyond what b2fs accepts";
-    default: break;
+    default: return b2_strerror(code);
     }
-    if (code < 0 && code >= -19)
-        return b2_strerror(code);
-    if (code < 0)
-        return strerror(-code);
-    return "unknown error";
 }
 
-/* -errno, except where that would read as a codec or frame code: then B2E_IO. */
-static int errno_code(int e)
+int b2f_sys_error(void)
 {
-    if (e <= 19 || (e >= 100 && e <= 109))
-        return B2E_IO;
-    return -e;
+    /* errno 0 (a replaced I/O call that did not set it) must not read as success */
+    return errno > 0 && errno <= B2_ERRNO_MAX ? -errno : B2E_IO;
 }
 
 static ssize_t sys_pread(int fd, void *buf, size_t len, off_t off) { return pread(fd, buf, len, off); }
@@ -74,7 +67,7 @@ int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return errno_code(errno);
+            return b2f_sys_error();
         }
         if (r == 0)
             return B2E_TRUNCATED;   /* the file ended early: someone truncated it */
@@ -93,7 +86,7 @@ int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return errno_code(errno);
+            return b2f_sys_error();
         }
         if (r == 0)
             return B2E_IO;

@@ -8,11 +8,17 @@
  * updates, resize, meta writes, commit, compact) need exclusive access, which the caller
  * provides (fs/ holds a per-file rwlock).
  *
- * Errors: functions return 0 (or a count) on success and a negative code on failure:
- * a B2E_* code from codec/chunk.h, or a B2F_E* code below, or -errno for system calls.
- * b2f_strerror() describes any of them. Calls that can fail on a bad file also take an
- * error text buffer (err, errlen; either may be 0) that receives the specific reason,
- * e.g. "chunk 3: index offset 91234 past end of file (80000)". No function prints.
+ * Errors: functions return 0 (or a count) on success and a negative code on failure, in
+ * the two spaces codec/chunk.h sets out, which never overlap:
+ *   -1 .. -4095   -errno of a failed system call (pread, pwrite, fdatasync, ...), passed
+ *                 up unchanged: b2_is_errno(code) is true;
+ *   -5001 ..      a B2E_* code from codec/chunk.h;
+ *   -5101 ..      a B2F_E* code below.
+ * So a caller may compare with B2E_*, B2F_E* and -EXXX codes alike, and map them (fs/
+ * turns its own codes into errno values, see b2fs_errno). b2f_strerror() describes any
+ * of them. Calls that can fail on a bad file also take an error text buffer (err,
+ * errlen; either may be 0) that receives the specific reason, e.g. "chunk 3: index
+ * offset 91234 past end of file (80000)". No function prints.
  */
 #ifndef B2FS_FRAME_H
 #define B2FS_FRAME_H
@@ -24,18 +30,19 @@
 #include "codec/chunk.h"
 
 enum b2f_error {
-    B2F_EFORMAT = -100,   /* not a frame or Bloscpack file / bad magic */
-    B2F_EHEADER = -101,   /* frame header field out of bounds or inconsistent */
-    B2F_EINDEX = -102,    /* chunk index does not decode or points outside the data */
-    B2F_ETRAILER = -103,  /* trailer or vlmetalayers out of bounds */
-    B2F_EMETA = -104,     /* metalayer count, name or length out of bounds */
-    B2F_ECHECKSUM = -105, /* Bloscpack checksum mismatch */
-    B2F_ERDONLY = -106,   /* write to a read-only container (Bloscpack, or opened read only) */
-    B2F_ERANGE = -107,    /* chunk number, offset or size out of range */
-    B2F_ENOTFOUND = -108, /* no metalayer / vlmetalayer of that name */
-    B2F_ETOOBIG = -109,   /* declared sizes beyond what b2fs accepts (refused, nothing allocated) */
+    B2F_EFORMAT = -5101,   /* not a frame or Bloscpack file / bad magic */
+    B2F_EHEADER = -5102,   /* frame header field out of bounds or inconsistent */
+    B2F_EINDEX = -5103,    /* chunk index does not decode or points outside the data */
+    B2F_ETRAILER = -5104,  /* trailer or vlmetalayers out of bounds */
+    B2F_EMETA = -5105,     /* metalayer count, name or length out of bounds */
+    B2F_ECHECKSUM = -5106, /* Bloscpack checksum mismatch */
+    B2F_ERDONLY = -5107,   /* write to a read-only container (Bloscpack, or opened read only) */
+    B2F_ERANGE = -5108,    /* chunk number, offset or size out of range */
+    B2F_ENOTFOUND = -5109, /* no metalayer / vlmetalayer of that name */
+    B2F_ETOOBIG = -5110,   /* declared sizes beyond what b2fs accepts (refused, nothing allocated) */
 };
 
+/* Describes any code: 0, B2F_E*, B2E_* or -errno (strerror's text). */
 const char *b2f_strerror(int code);
 
 /* Sets the process's malloc up for writing frames (buffers of a chunk each, reused
@@ -59,7 +66,8 @@ typedef struct b2f_params {
     int32_t chunksize;      /* decompressed bytes per chunk (the last may be shorter) */
 } b2f_params;
 
-/* Set the defaults of DESIGN.md: zstd, clevel 1, shuffle, typesize 8, chunksize 1 MiB. */
+/* Set the defaults of docs/ARCHITECTURE.md: zstd, clevel 1, shuffle, typesize 8, chunksize
+ * 1 MiB. */
 void b2f_params_default(b2f_params *p);
 
 typedef struct b2f_stat {

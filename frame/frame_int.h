@@ -1,4 +1,7 @@
-/* frame/: private definitions shared by the frame sources (not part of the contract). */
+/* frame/: private definitions shared by the frame sources (not part of the contract).
+ * Calls between the sources go one way: each names at its top ("Calls:") the others it
+ * may call (contrib/check-calls checks that no two call each other, even through a
+ * third). */
 #ifndef B2FS_FRAME_INT_H
 #define B2FS_FRAME_INT_H
 
@@ -161,14 +164,6 @@ static inline void b2f_chunk_drop_data(b2f_chunk *c)
     c->pinned = 0;
 }
 
-/* commit.c: the header image for the frame's current state with these sizes. */
-int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
-                     b2f_hdr *h);
-/* commit.c: the last step of a commit, I/O only: fdatasync (durable), the first hlen bytes
- * of the header image (*written = 1 from here on: the new frame is in place), fdatasync
- * (durable), and the file cut at end (bytes of commits that failed before their header). */
-int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
-                     int durable, int *written, char *err, size_t errlen);
 /* tail.c: what follows the chunks of a frame being written, laid out from the chunks'
  * offsets (relative to the header start) and pos, the position after the last chunk:
  * the index chunk (none without data), the trailer, and the header image giving their
@@ -183,6 +178,14 @@ typedef struct b2f_tail {
 int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t);
 int b2f_tail_write(const b2f_io *io, int fd, const b2f_tail *t);
 void b2f_tail_free(b2f_tail *t);
+/* tail.c: the header image for the frame's current state with these sizes. */
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
+                     b2f_hdr *h);
+/* tail.c: the last step of a commit, I/O only: fdatasync (durable), the first hlen bytes
+ * of the header image (*written = 1 from here on: the new frame is in place), fdatasync
+ * (durable), and the file cut at end (bytes of commits that failed before their header). */
+int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
+                     int durable, int *written, char *err, size_t errlen);
 /* pending.c, for b2f_commit: a pending commit of whatever is staged (metalayer and
  * vlmetalayer changes too), and its writes with fdatasyncs around the header (durable).
  * b2f_pending_end takes the frame to the new state once the header is written. */
@@ -193,6 +196,8 @@ int b2f_pending_write_all(b2f_pending *p, int durable, char *err, size_t errlen)
 int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The code of a system call that failed: -errno. */
+int b2f_sys_error(void);
 /* I/O through the frame's table: whole reads/writes or a negative code. */
 int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off);
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off);
@@ -212,6 +217,10 @@ int b2f_hdr_build(const b2f_hdr *h, int nmeta, const char *const *names,
                   const void *const *values, const uint32_t *lens, uint8_t **out, size_t *len);
 /* Patches the fields that change at commit into a header image. */
 void b2f_hdr_patch(uint8_t *hdr, const b2f_hdr *h);
+
+/* params.c: the cparams of a frame header and back. */
+void b2f_hdr_to_cparams(const b2f_hdr *h, b2f_params *p);
+void b2f_cparams_to_hdr(const b2f_params *p, b2f_hdr *h);
 
 /* trailer.c */
 int b2f_trailer_parse(const uint8_t *buf, size_t len, b2f_vlmeta **vl, int *nvl, char *err,
@@ -253,9 +262,5 @@ void b2f_lays_free(b2_frame *f);
 int64_t b2f_live_cbytes(b2_frame *f);
 /* Makes the index-kept special chunk n into buf (B2_HEADER_LEN + 8 bytes). */
 int b2f_make_special(const b2_frame *f, int64_t n, uint8_t *buf, size_t cap);
-
-/* The cparams of a frame header and back. */
-void b2f_hdr_to_cparams(const b2f_hdr *h, b2f_params *p);
-void b2f_cparams_to_hdr(const b2f_params *p, b2f_hdr *h);
 
 #endif

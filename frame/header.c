@@ -1,5 +1,7 @@
 /* frame/: the frame header: a 14-element msgpack array whose fixed part C-Blosc2 reads
- * and patches at fixed byte positions, then the metalayer section. */
+ * and patches at fixed byte positions, then the metalayer section: parsing, building,
+ * patching.
+ * Calls: fio.c, msgsec.c. */
 #include <msgpack.h>
 #include <string.h>
 
@@ -207,33 +209,4 @@ int b2f_hdr_build(const b2f_hdr *h, int nmeta, const char *const *names,
     *len = sb.size;
     *out = (uint8_t *)msgpack_sbuffer_release(&sb);
     return 0;
-}
-
-void b2f_hdr_to_cparams(const b2f_hdr *h, b2f_params *p)
-{
-    b2f_params_default(p);
-    int codec = h->codec_flags & 0x0f;
-    if (codec == 6)
-        codec = h->udcodec;
-    p->cp.codec = codec;
-    p->cp.clevel = h->codec_flags >> 4;
-    p->cp.typesize = h->typesize;
-    memcpy(p->cp.filters, h->filters, B2_MAX_FILTERS);
-    memcpy(p->cp.filters_meta, h->filters_meta, B2_MAX_FILTERS);
-    p->cp.blocksize = h->blocksize;
-    p->cp.splitmode = (h->other_flags & 3) + 1;
-    p->chunksize = h->chunksize;
-}
-
-void b2f_cparams_to_hdr(const b2f_params *p, b2f_hdr *h)
-{
-    h->codec_flags = (uint8_t)((p->cp.codec & 0x0f) | (p->cp.clevel << 4));
-    h->udcodec = (uint8_t)p->cp.codec;
-    h->typesize = p->cp.typesize;
-    memcpy(h->filters, p->cp.filters, B2_MAX_FILTERS);
-    memcpy(h->filters_meta, p->cp.filters_meta, B2_MAX_FILTERS);
-    h->nfilters = B2_MAX_FILTERS;
-    h->blocksize = p->cp.blocksize;
-    int split = p->cp.splitmode ? p->cp.splitmode : B2_SPLIT_FORWARD_COMPAT;
-    h->other_flags = (uint8_t)((h->other_flags & ~3) | ((split - 1) & 3));
 }

@@ -1,5 +1,6 @@
 /* frame/: the chunk index (a Blosc chunk of little-endian int64 offsets) and the check
- * of every chunk it points at. */
+ * of every chunk it points at; the encoding of a vlmetalayer's content.
+ * Calls: codec/; fio.c. */
 #include <stdlib.h>
 #include <string.h>
 

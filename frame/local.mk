@@ -10,6 +10,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/fio.c \
 	frame/msgsec.c \
 	frame/header.c \
+	frame/params.c \
 	frame/trailer.c \
 	frame/index.c \
 	frame/open.c \

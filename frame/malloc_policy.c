@@ -1,4 +1,5 @@
-/* How a process that writes frames wants glibc's malloc to behave. */
+/* frame/: how a process that writes frames wants glibc's malloc to behave.
+ * Calls: libc only. */
 #include "frame/frame.h"
 
 #ifdef __GLIBC__

@@ -1,5 +1,6 @@
 /* frame/: metalayers (in the header, fixed at creation) and vlmetalayers (in the
- * trailer, each a Blosc chunk). */
+ * trailer, each a Blosc chunk): lookup, reading, changes staged in the frame.
+ * Calls: codec/; index.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"

@@ -1,7 +1,8 @@
 /* frame/: the metalayer section shared by the header (metalayers) and the trailer
  * (vlmetalayers): [uint16 idx_size, map16 {fixstr name: int32 offset}, array16 [bin32]].
  * C-Blosc2 reads values at the offsets in the map, so widths are fixed (map16, int32,
- * bin32) whatever msgpack would pick for small values. */
+ * bin32) whatever msgpack would pick for small values.
+ * Calls: fio.c. */
 #include <msgpack.h>
 #include <string.h>
 

@@ -1,21 +1,15 @@
-/* frame/: opening and validating a container, stat, close, refresh. */
+/* frame/: opening and validating a container, stat, close, refresh.
+ * Calls: fio.c, params.c, header.c, trailer.c, index.c, bloscpack.c, read.c. */
 #include <string.h>
 #include <sys/stat.h>
 
 #include "frame/frame_int.h"
 
-void b2f_params_default(b2f_params *p)
-{
-    memset(p, 0, sizeof *p);
-    b2_cparams_default(&p->cp);
-    p->chunksize = 1 << 20;
-}
-
 static int file_size(int fd, int64_t *size)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return B2E_IO;
+        return b2f_sys_error();
     *size = (int64_t)st.st_size;
     return 0;
 }

@@ -8,7 +8,9 @@
  * them in memory, and a change that replaces one leaves its buffer to the pending
  * commit. b2f_pending_end makes the chunks it wrote committed ones (those not replaced
  * meanwhile) and the header it wrote the committed header. b2f_commit of a frame with
- * chunks is the same layout and writes, done at once (commit.c). */
+ * chunks is the same layout and writes, done at once (commit.c).
+ *
+ * Calls: fio.c, read.c, tail.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"

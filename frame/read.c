@@ -1,4 +1,5 @@
-/* frame/: reading chunks: spans, cached layouts, lazy block reads, byte ranges. */
+/* frame/: reading chunks: spans, cached layouts, lazy block reads, byte ranges.
+ * Calls: codec/; fio.c, bloscpack.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"

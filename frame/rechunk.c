@@ -3,7 +3,9 @@
  *
  * The copy is built with the ordinary write path (b2f_create, b2f_update_chunk,
  * b2f_commit) on the new file, committed every few chunks so that memory stays bounded;
- * each commit leaves a small dead index and trailer behind, which compaction reclaims. */
+ * each commit leaves a small dead index and trailer behind, which compaction reclaims.
+ *
+ * Calls: codec/; fio.c, read.c, meta.c, open.c, write.c, commit.c. */
 #include <string.h>
 #include <sys/stat.h>
 

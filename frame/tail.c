@@ -1,8 +1,30 @@
 /* frame/: the end of a frame being written (a commit, a compacted copy): the index
- * chunk, the trailer and the header image that gives their place. */
+ * chunk, the trailer and the header image that gives their place; writing them, the
+ * header last between its fdatasyncs.
+ * Calls: fio.c, params.c, header.c, trailer.c, index.c. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frame/frame_int.h"
+
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
+                     b2f_hdr *h)
+{
+    *h = f->h;
+    b2f_cparams_to_hdr(&f->wp, h);
+    h->frame_len = frame_len;
+    h->nbytes = f->nbytes;
+    h->cbytes = cbytes;
+    h->chunksize = f->variable ? 0 : f->wp.chunksize;
+    h->has_vlmeta = f->nvlmeta > 0;
+    uint8_t *img = malloc((size_t)f->h.header_len);
+    if (!img)
+        return B2E_NOMEM;
+    memcpy(img, f->hdr, (size_t)f->h.header_len);
+    b2f_hdr_patch(img, h);
+    *out = img;
+    return 0;
+}
 
 int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t)
 {
@@ -42,4 +64,29 @@ void b2f_tail_free(b2f_tail *t)
     free(t->trailer);
     free(t->img);
     memset(t, 0, sizeof *t);
+}
+
+static int sync_if(const b2f_io *io, int fd, int durable)
+{
+    return durable && io->fdatasync(fd) != 0 ? b2f_sys_error() : 0;
+}
+
+int b2f_write_header(const b2f_io *io, int fd, const uint8_t *img, size_t hlen, uint64_t end,
+                     int durable, int *written, char *err, size_t errlen)
+{
+    *written = 0;
+    int rc = sync_if(io, fd, durable);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync before the header failed");
+    if ((rc = b2f_io_pwrite(io, fd, img, hlen, 0)) < 0)
+        return b2f_fail(err, errlen, rc, "cannot write the header: %s", b2f_strerror(rc));
+    *written = 1;
+    if ((rc = sync_if(io, fd, durable)) < 0)
+        return b2f_fail(err, errlen, rc, "fdatasync after the header failed");
+    /* bytes past the frame: from this commit's predecessors that failed before their header */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size > (off_t)end && io->ftruncate(fd, (off_t)end) != 0)
+        return b2f_fail(err, errlen, b2f_sys_error(),
+                        "cannot truncate the file to the frame end %llu", (unsigned long long)end);
+    return 0;
 }

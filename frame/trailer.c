@@ -1,5 +1,6 @@
 /* frame/: the frame trailer: [version, vlmetalayer section, uint32 trailer_len,
- * fixext16 fingerprint]. C-Blosc2 finds trailer_len 22 bytes before the frame end. */
+ * fixext16 fingerprint]. C-Blosc2 finds trailer_len 22 bytes before the frame end.
+ * Calls: fio.c, msgsec.c. */
 #include <msgpack.h>
 #include <string.h>
 

@@ -1,4 +1,6 @@
-/* frame/: staged changes to a frame's chunks (on disk at b2f_commit). */
+/* frame/: staged changes to a frame's chunks (on disk at b2f_commit), and the
+ * parameters of chunks written from now on.
+ * Calls: codec/; encode.c, read.c, open.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"

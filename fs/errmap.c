@@ -21,6 +21,6 @@ int b2fs_fuse_result(int code)
     case B2F_ENOTFOUND:
         return -ENODATA;
     default:
-        return code > -4096 ? code : -EIO; /* -errno passes through */
+        return b2_is_errno(code) ? code : -EIO;
     }
 }

@@ -381,7 +381,7 @@ START_TEST(test_io_failures)
             opened = 1;
             b2bp_close(bp);
         } else {
-            ck_assert_int_eq(rc, B2E_IO);
+            ck_assert_int_eq(rc, -EIO);
             ck_assert_ptr_null(bp);
         }
     }
@@ -400,7 +400,7 @@ START_TEST(test_io_failures)
     ck_assert_int_eq(b2bp_read_chunk(bp, 2, raw, (size_t)c.cbytes - 1, err, sizeof err),
                      B2E_DST_SMALL);
     fail_after = 0;
-    ck_assert_int_eq(b2bp_read_chunk(bp, 2, raw, (size_t)c.cbytes, err, sizeof err), B2E_IO);
+    ck_assert_int_eq(b2bp_read_chunk(bp, 2, raw, (size_t)c.cbytes, err, sizeof err), -EIO);
     free(raw);
     b2bp_close(bp);
     fclose(f);

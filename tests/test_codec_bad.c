@@ -2,6 +2,7 @@
  * error code, never a read or write out of bounds (these run under ASan and UBSan).
  * Buffers are allocated at their exact size so that any over-read is caught. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static int try_all(const uint8_t *chunk, size_t len, size_t out_len)
     uint8_t *out = malloc(out_len > 0 ? out_len : 1);
     b2_dctx *d = b2_dctx_new();
     int rc = b2_chunk_decode(d, c, len, out, out_len);
-    ck_assert(rc >= B2E_BLOSCLZ_MISSING);
+    ck_assert(rc >= 0 || is_codec_error(rc));
     ck_assert(rc <= (int)out_len);
 
     rec_reader rr;
@@ -65,14 +66,14 @@ static int try_all(const uint8_t *chunk, size_t len, size_t out_len)
     for (int s = 0; s < 2; s++) {
         b2_chunk_layout lay;
         int lrc = b2_chunk_layout_load(&lay, &srcs[s]);
-        ck_assert(lrc <= 0 && lrc >= B2E_BLOSCLZ_MISSING);
+        ck_assert(lrc == 0 || is_codec_error(lrc));
         if (lrc < 0)
             continue;
         int32_t bs = lay.info.blocksize;
         int32_t nb = bs > 0 ? (int32_t)(((int64_t)lay.info.nbytes + bs - 1) / bs) : 0;
         for (int32_t b = 0; b < nb && b < 64; b++) {
             int r = b2_chunk_decode_blocks(d, &lay, &srcs[s], b, 1, out, out_len);
-            ck_assert(r >= B2E_BLOSCLZ_MISSING && r <= (int)out_len);
+            ck_assert((r >= 0 || is_codec_error(r)) && r <= (int)out_len);
         }
         if (nb > 0)
             b2_chunk_decode_blocks(d, &lay, &srcs[s], 0, nb, out, out_len);
@@ -512,6 +513,19 @@ START_TEST(test_random_corruption)
 }
 END_TEST
 
+/* The codec's codes lie below the -errno space, each its own and described. */
+START_TEST(test_error_codes)
+{
+    static const int codes[] = {B2E_ALL_CODES};
+    check_own_codes(codes, N(codes), b2_strerror);
+    ck_assert(b2_is_errno(-EPERM) && b2_is_errno(-B2_ERRNO_MAX));
+    ck_assert(!b2_is_errno(0) && !b2_is_errno(-B2_ERRNO_MAX - 1) && !b2_is_errno(EPERM));
+    ck_assert_str_eq(b2_strerror(-ENOSPC), strerror(ENOSPC));
+    ck_assert_str_eq(b2_strerror(B2E_OK), "success");
+    ck_assert_str_eq(b2_strerror(-5000), "unknown error");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codec-bad-input");
@@ -526,6 +540,7 @@ int main(void)
     tcase_add_test(tc, test_reader_failures);
     tcase_add_test(tc, test_vlblocks);
     tcase_add_test(tc, test_random_corruption);
+    tcase_add_test(tc, test_error_codes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

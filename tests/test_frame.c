@@ -3,6 +3,7 @@
  * and chunk by chunk, with the manifest's parameters; random ranges equal the slices;
  * metalayers and vlmetalayers; bad frames refused with a reason. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "frame/frame.h"
+#include "tests/codec_helpers.h"
 #include "tests/testutil.h"
 
 static int open_data(const char *name)
@@ -758,6 +760,42 @@ START_TEST(bad_random_bytes)
 }
 END_TEST
 
+/* B2F_E* and B2E_* codes lie below the -errno space, none shared, each described; -errno
+ * reads as strerror says. */
+START_TEST(error_codes)
+{
+    static const int codes[] = {
+        B2F_EFORMAT, B2F_EHEADER, B2F_EINDEX, B2F_ETRAILER, B2F_EMETA, B2F_ECHECKSUM,
+        B2F_ERDONLY, B2F_ERANGE, B2F_ENOTFOUND, B2F_ETOOBIG, B2E_ALL_CODES,
+    };
+    check_own_codes(codes, sizeof codes / sizeof codes[0], b2f_strerror);
+    ck_assert_str_eq(b2f_strerror(-EPERM), "Operation not permitted");
+    ck_assert_str_eq(b2f_strerror(-EIO), strerror(EIO));
+    ck_assert_str_eq(b2f_strerror(B2E_NOMEM), b2_strerror(B2E_NOMEM));
+    ck_assert_str_eq(b2f_strerror(0), "success");
+}
+END_TEST
+
+static ssize_t eperm_pread(int fd, void *buf, size_t len, off_t off)
+{
+    (void)fd, (void)buf, (void)len, (void)off;
+    errno = EPERM;
+    return -1;
+}
+
+/* A failed system call's errno comes back as it was, however small. */
+START_TEST(errno_passed_up)
+{
+    int fd = open_data("meta-lz4-t4.b2frame");
+    const b2f_io io = {eperm_pread, NULL, NULL, NULL};
+    b2_frame *f = NULL;
+    char err[256];
+    ck_assert_int_eq(b2f_open(&f, fd, B2F_RDONLY, &io, err, sizeof err), -EPERM);
+    ck_assert_ptr_null(f);
+    close(fd);
+}
+END_TEST
+
 static Suite *frame_suite(void)
 {
     Suite *s = suite_create("frame");
@@ -774,6 +812,8 @@ static Suite *frame_suite(void)
     tcase_add_test(tc, special_chunks);
     tcase_add_test(tc, metalayers);
     tcase_add_test(tc, bloscpack_read_only);
+    tcase_add_test(tc, error_codes);
+    tcase_add_test(tc, errno_passed_up);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("bad input");
     tcase_set_timeout(bad, 120);
