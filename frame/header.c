@@ -77,52 +77,6 @@ int b2f_hdr_parse(const uint8_t *b, size_t len, b2f_hdr *h, char *err, size_t er
     return 0;
 }
 
-/* Checks the header is one well-formed msgpack array of 14 elements of the right types,
- * ending exactly at header_len. Run after the metalayer section is bounded. */
-static int hdr_check_msgpack(const uint8_t *hdr, size_t len, char *err, size_t errlen)
-{
-    msgpack_unpacked res;
-    msgpack_unpacked_init(&res);
-    size_t off = 0;
-    msgpack_unpack_return r = msgpack_unpack_next(&res, (const char *)hdr, len, &off);
-    int rc = 0;
-    if (r != MSGPACK_UNPACK_SUCCESS || off != len) {
-        rc = b2f_fail(err, errlen, B2F_EHEADER, "header is not one msgpack object of %zu bytes", len);
-        goto out;
-    }
-    const msgpack_object *o = &res.data;
-    static const msgpack_object_type want[14] = {
-        MSGPACK_OBJECT_STR, MSGPACK_OBJECT_POSITIVE_INTEGER, MSGPACK_OBJECT_POSITIVE_INTEGER,
-        MSGPACK_OBJECT_STR, MSGPACK_OBJECT_POSITIVE_INTEGER, MSGPACK_OBJECT_POSITIVE_INTEGER,
-        MSGPACK_OBJECT_POSITIVE_INTEGER, MSGPACK_OBJECT_POSITIVE_INTEGER,
-        MSGPACK_OBJECT_POSITIVE_INTEGER, MSGPACK_OBJECT_POSITIVE_INTEGER,
-        MSGPACK_OBJECT_POSITIVE_INTEGER, MSGPACK_OBJECT_BOOLEAN, MSGPACK_OBJECT_EXT,
-        MSGPACK_OBJECT_ARRAY,
-    };
-    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 14) {
-        rc = b2f_fail(err, errlen, B2F_EHEADER, "header is not a 14-element msgpack array");
-        goto out;
-    }
-    for (int i = 0; i < 14; i++) {
-        msgpack_object_type t = o->via.array.ptr[i].type;
-        /* blocksize and the thread counts may be written as negative numbers */
-        if (t == MSGPACK_OBJECT_NEGATIVE_INTEGER && want[i] == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            t = MSGPACK_OBJECT_POSITIVE_INTEGER;
-        if (t != want[i]) {
-            rc = b2f_fail(err, errlen, B2F_EHEADER, "header element %d has msgpack type %d", i,
-                          (int)o->via.array.ptr[i].type);
-            goto out;
-        }
-    }
-    const msgpack_object *m = &o->via.array.ptr[13];
-    if (m->via.array.size != 3 || m->via.array.ptr[1].type != MSGPACK_OBJECT_MAP ||
-        m->via.array.ptr[2].type != MSGPACK_OBJECT_ARRAY)
-        rc = b2f_fail(err, errlen, B2F_EHEADER, "header metalayer section is not [size, map, array]");
-out:
-    msgpack_unpacked_destroy(&res);
-    return rc;
-}
-
 int b2f_hdr_parse_meta(const uint8_t *hdr, size_t len, b2f_mentry *meta, int *nmeta, char *err,
                        size_t errlen)
 {
@@ -138,7 +92,7 @@ int b2f_hdr_parse_meta(const uint8_t *hdr, size_t len, b2f_mentry *meta, int *nm
     if (end != len)
         return b2f_fail(err, errlen, B2F_EHEADER, "header length %zu but its msgpack ends at %zu",
                         len, end);
-    return hdr_check_msgpack(hdr, len, err, errlen);
+    return 0;
 }
 
 static void put_fixed(uint8_t *b, const b2f_hdr *h)

@@ -2,6 +2,13 @@
  * (vlmetalayers): [uint16 idx_size, map16 {fixstr name: int32 offset}, array16 [bin32]].
  * C-Blosc2 reads values at the offsets in the map, so widths are fixed (map16, int32,
  * bin32) whatever msgpack would pick for small values.
+ *
+ * Sections (and the header and trailer around them) are read once, by a walk of their
+ * bytes that checks every marker, width and count at its position before using it, and
+ * written with msgpack-c's packer. Reading them with msgpack-c would be a second pass
+ * and a weaker one: its C unpacker allocates what an array or map header declares before
+ * it has seen the elements (6 hostile bytes ask for 128 GiB), and it does not say which
+ * width a value had, which C-Blosc2's fixed positions depend on.
  * Calls: fio.c. */
 #include <msgpack.h>
 #include <string.h>

@@ -6,24 +6,6 @@
 
 #include "frame/frame_int.h"
 
-static int trailer_check_msgpack(const uint8_t *buf, size_t len, char *err, size_t errlen)
-{
-    msgpack_unpacked res;
-    msgpack_unpacked_init(&res);
-    size_t off = 0;
-    int rc = 0;
-    msgpack_unpack_return r = msgpack_unpack_next(&res, (const char *)buf, len, &off);
-    const msgpack_object *o = &res.data;
-    if (r != MSGPACK_UNPACK_SUCCESS || off != len || o->type != MSGPACK_OBJECT_ARRAY ||
-        o->via.array.size != 4 || o->via.array.ptr[1].type != MSGPACK_OBJECT_ARRAY ||
-        o->via.array.ptr[2].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-        o->via.array.ptr[3].type != MSGPACK_OBJECT_EXT)
-        rc = b2f_fail(err, errlen, B2F_ETRAILER, "trailer is not a msgpack array [version, "
-                      "vlmetalayers, length, fingerprint] of %zu bytes", len);
-    msgpack_unpacked_destroy(&res);
-    return rc;
-}
-
 int b2f_trailer_parse(const uint8_t *buf, size_t len, b2f_vlmeta **vl, int *nvl, char *err,
                       size_t errlen)
 {
@@ -44,11 +26,6 @@ int b2f_trailer_parse(const uint8_t *buf, size_t len, b2f_vlmeta **vl, int *nvl,
         free(e);
         return b2f_fail(err, errlen, B2F_ETRAILER, "trailer length field does not match its %zu "
                         "bytes", len);
-    }
-    rc = trailer_check_msgpack(buf, len, err, errlen);
-    if (rc < 0) {
-        free(e);
-        return rc;
     }
     b2f_vlmeta *v = calloc((size_t)n + 1, sizeof *v);
     if (!v) {
