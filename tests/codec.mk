@@ -6,7 +6,7 @@ tests_test_codec_fixtures_SOURCES = tests/test_codec_fixtures.c tests/codec_help
 tests_test_codec_fixtures_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_codec_fixtures_LDADD = $(CODEC_LIBS) $(TEST_LIBS)
 
-# BloscLZ (blosclz engineer)
+# BloscLZ
 check_PROGRAMS += tests/test_blosclz
 TESTS += tests/test_blosclz
 UNIT_TESTS += tests/test_blosclz

@@ -1,5 +1,5 @@
 # tests/: one Check program per layer plus shell tests. Each layer's tests are in
-# tests/<layer>.mk so that layers can be worked on independently.
+# tests/<layer>.mk.
 TEST_EXTENSIONS = .sh
 # A hung test (say a FUSE daemon that stopped answering) fails after TEST_TIMEOUT seconds
 # instead of stalling the whole run; Check programs have Check's own per-test timeouts.

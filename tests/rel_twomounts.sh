@@ -7,8 +7,7 @@
 #  3. a writer's commits on A while readers on B and on A read self-checking records
 #     (tests/rel_torn, O_DIRECT): no torn or unreadable record
 #   REL_TWO_OPS (3000) b2fsx operations, REL_TWO_SECONDS (10) for part 3.
-# Writers on both mounts on the same file at once: tests/rel_twomounts_writers.sh (not in
-# TESTS until /work/team/fs-bugs.md R1 and R2 are fixed).
+# Writers on both mounts on the same file at once: tests/rel_twomounts_writers.sh.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/mount_lib.sh"
 . "$top_srcdir/tests/rel_lib.sh"

@@ -1,4 +1,4 @@
-# reliability tests (issue 7): random operations against a model, crashes, fio, two
+# reliability tests: random operations against a model, crashes, fio, two
 # mounts over one backing directory, security; they really mount b2fs (skipped loudly
 # without /dev/fuse). See README.md's reliability section for the long runs.
 REL_TESTS = \
