@@ -2,7 +2,7 @@
 # b2frame cat and info against the reference files: every frame, Bloscpack file and
 # Blosc1 chunk decodes to its MANIFEST sha256; info reports the manifest's parameters and
 # the metalayers and vlmetalayers of meta-lz4-t4.b2frame.
-. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
 B2FRAME="$top_builddir/contrib/b2frame"
 [ -x "$B2FRAME" ] || skip_all "contrib/b2frame is not built"
 command -v sha256sum >/dev/null || skip_all "sha256sum is missing"

@@ -2,7 +2,7 @@
 # b2frame pack/unpack round trips for every codec and filter pipeline and odd sizes;
 # meta set/get/delete; compact keeps contents and shrinks an edited frame; verify
 # rejects damaged copies with a message naming the file.
-. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
 B2FRAME="$top_builddir/contrib/b2frame"
 [ -x "$B2FRAME" ] || skip_all "contrib/b2frame is not built"
 command -v python3 >/dev/null || skip_all "python3 is missing (makes the test data)"

@@ -2,7 +2,7 @@
 # BloscLZ both ways with c-blosc 1.21 (Debian's python3-blosc): Blosc1-form chunks that
 # b2fs writes decode in python3-blosc to the same bytes, and python3-blosc's chunks
 # decode in b2fs, for clevels 1, 5 and 9 on float, integer, text and random data.
-. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
 
 TOOL="$top_builddir/tests/chunktool"
 [ -x "$TOOL" ] || skip_all "tests/chunktool is not built"

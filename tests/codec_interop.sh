@@ -1,7 +1,7 @@
 #!/bin/sh
 # Interop with Debian's python3-blosc (c-blosc 1.21): chunks it makes decode in b2fs to
 # the same bytes, and chunks b2fs makes in the Blosc1 form decode in c-blosc.
-. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
 TOOL="$top_builddir/tests/chunktool"
 [ -x "$TOOL" ] || skip_all "tests/chunktool is not built"
 $PY_BLOSC -c 'import blosc' 2>/dev/null || skip_all "$PY_BLOSC cannot import blosc (install python3-blosc)"

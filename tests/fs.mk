@@ -20,4 +20,4 @@ FS_MOUNT_TESTS = \
 	tests/mount_enospc.sh \
 	tests/mount_rechunk.sh
 TESTS += $(FS_MOUNT_TESTS)
-EXTRA_DIST += $(FS_MOUNT_TESTS) tests/mount_lib.sh tests/mount_random.py
+EXTRA_DIST += $(FS_MOUNT_TESTS) tests/mount_random.py

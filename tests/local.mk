@@ -5,13 +5,7 @@ TEST_EXTENSIONS = .sh
 # instead of stalling the whole run; Check programs have Check's own per-test timeouts.
 TEST_TIMEOUT = 1200
 SH_LOG_COMPILER = timeout -k 30 $(TEST_TIMEOUT) $(SHELL)
-EXTRA_DIST += tests/lib.sh tests/data
-
-# Shared helpers for the Check programs.
-check_LIBRARIES = tests/libb2test.a
-tests_libb2test_a_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS) $(CHECK_CFLAGS) -DTU_SRCDIR='"$(abs_top_srcdir)"'
-tests_libb2test_a_SOURCES = tests/testutil.h tests/testutil.c
-TEST_LIBS = tests/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
+EXTRA_DIST += tests/data
 
 # Unit test programs (run again under sanitizers by contrib/run-tests).
 UNIT_TESTS =
@@ -19,6 +13,7 @@ print-unit-tests:
 	@echo $(UNIT_TESTS)
 .PHONY: print-unit-tests
 
+include tests/lib/local.mk
 include tests/shuffle.mk
 include tests/codec.mk
 include tests/frame.mk

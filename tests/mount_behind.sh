@@ -7,8 +7,8 @@
 # through the mount reads everything written so far; b2frame verify passes every time
 # while a 48 MiB cp runs; afterwards the files read back identical, the backing files
 # are valid frames and the log has no errors.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 head -c 48M /dev/urandom >"$WORK/rand"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Two processes reading the same file and four reading different files at once all
 # get the right bytes (multithreaded FUSE loop, shared block cache, read-ahead).
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 mount_b2fs -o cache_size=4M,chunksize=256K || { fail "mount"; finish; exit 1; }

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Damaged frames in the backing directory: reads that touch the damage fail with EIO,
 # one log line names the file and chunk, and the mount and the other files go on.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 good=f64-zstd1-shuffle-t8-c1048576

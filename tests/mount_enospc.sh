@@ -1,8 +1,8 @@
 #!/bin/bash
 # A full backing file system: the writer gets ENOSPC (from write or close), the last
 # committed frame stays valid, and the mount goes on working.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 mount -t tmpfs -o size=4M b2fs-test "$BACK" 2>/dev/null || skip_all "cannot mount a small tmpfs as the backing directory"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Holes: truncate -s 10G costs under 1 MiB of backing space, reads back zeros, and
 # SEEK_HOLE / SEEK_DATA find the zero chunks; fallocate and punching holes.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 mount_b2fs || { fail "mount"; finish; exit 1; }

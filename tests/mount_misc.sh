@@ -2,8 +2,8 @@
 # Options, names, links and the life cycle: bad options refused with their name,
 # suffix mapping and shadowing, symlinks shown but never followed out of BACKING,
 # rename over a file, mmap, SIGTERM commits, mounting through mount(8) / fstab syntax.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 # ---- options

@@ -2,8 +2,8 @@
 # Thousands of random writes, appends, truncates, renames and reads (fixed seeds)
 # checked against the same operations on plain files, with a remount in the middle;
 # after it a small dirty_size, so that commits run behind the writers (commit_behind.c).
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 REF=$WORK/ref

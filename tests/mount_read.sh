@@ -1,8 +1,8 @@
 #!/bin/bash
 # Every fixture frame and Bloscpack file, mounted, reads to its manifest sha256 with
 # cat, and byte ranges at random offsets and sizes (dd, Python os.pread) match.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 cp "$DATA"/*.b2frame "$BACK"/

@@ -6,9 +6,9 @@
 # truncates are checked against the same operations on a plain copy;
 # the backing file stays a valid frame with its metalayers, vlmetalayers and xattrs; a
 # reader that had the file open sees the new bytes; a remount reads the same bytes.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 [ -x "$B2FRAME" ] || skip_all "b2frame is not built ($B2FRAME)"
 

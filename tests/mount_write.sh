@@ -2,8 +2,8 @@
 # cp of a 256 MiB generated file and of a tree of real files (/usr/include) into the
 # mount and back out gives identical bytes; after unmount the backing files are valid
 # frames (b2frame verify) that decode to the same bytes; a remount reads them back.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
 SRC=$WORK/src

@@ -2,8 +2,8 @@
 # user.blosc2.* attributes: getfattr shows the parameters; setting codec (and others)
 # on a directory changes what new files are written with; vlmeta round trips; other
 # user.* attributes are kept on the backing file.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not installed"
 

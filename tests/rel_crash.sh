@@ -5,9 +5,9 @@
 # holds exactly the contents after some operation not older than its last fsync, files
 # not being written keep their contents, and a new mount reads the same bytes.
 #   REL_CRASH_ROUNDS (20) rounds; REL_CRASH_SEED (1) seeds the kill times and writers.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 WRITER="$top_builddir/tests/rel_crashwriter"
 [ -x "$WRITER" ] || skip_all "tests/rel_crashwriter is not built"

@@ -5,9 +5,9 @@
 # then readers (O_DIRECT, so every read is b2fs's) during a writer's commits: every
 # self-checking record they read is whole (tests/rel_torn).
 #   REL_FIO_SIZE (4M) bytes per job, REL_TORN_SECONDS (15) for the readers and writer.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 command -v fio >/dev/null || skip_all "fio is not installed"
 TORN="$top_builddir/tests/rel_torn"

@@ -5,9 +5,9 @@
 #   REL_RANDOM_OPS (20000) operations per seed, seeds 1 2 3 with 64 KiB chunks and a
 #   remount every REL_RANDOM_EVERY (2500) operations, seed 4 with the default options.
 # A long run by hand (1,000,000 operations) is in README.md's reliability section.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 B2FSX="$top_builddir/tests/b2fsx"
 [ -x "$B2FSX" ] || skip_all "tests/b2fsx is not built"

@@ -4,9 +4,9 @@
 # text, not followed, never decoded as frames) and links made through the mount are
 # stored verbatim; frames that declare absurd sizes (2^60 bytes, 2^40 chunks) are
 # refused with EIO and a log line, without the daemon growing, and the mount goes on.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (to run commands as another user with setpriv)"
 command -v setpriv >/dev/null || skip_all "setpriv is not installed"

@@ -8,9 +8,9 @@
 #     (tests/rel_torn, O_DIRECT): no torn or unreadable record
 #   REL_TWO_OPS (3000) b2fsx operations, REL_TWO_SECONDS (10) for part 3.
 # Writers on both mounts on the same file at once: tests/rel_twomounts_writers.sh.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 B2FSX="$top_builddir/tests/b2fsx"
 TORN="$top_builddir/tests/rel_torn"

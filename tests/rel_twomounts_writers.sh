@@ -6,9 +6,9 @@
 #  2. A and B both hold the file open; A writes chunk 0, B writes chunk 16, both fsync:
 #     both writes are there (neither mount's commit reverts the other's chunks)
 # REL_TWO_SECONDS (10) sets how long part 1 writes.
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
-. "$top_srcdir/tests/rel_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+. "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 TORN="$top_builddir/tests/rel_torn"
 [ -x "$TORN" ] || skip_all "tests/rel_torn is not built"

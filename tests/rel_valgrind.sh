@@ -5,8 +5,8 @@
 # invalid access, no use of uninitialised values and no definite or possible leak.
 # Slow (valgrind is 20-50x): not in TESTS; run with `make valgrind` in a build tree.
 #   REL_VALGRIND_TESTS: the unit test programs (default: all)
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/mount_lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
 command -v valgrind >/dev/null || skip_all "valgrind is not installed"
 VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,possible
     --error-exitcode=99 --track-origins=yes --num-callers=30)

@@ -9,7 +9,7 @@ REL_TESTS = \
 	tests/rel_twomounts_writers.sh \
 	tests/rel_security.sh
 TESTS += $(REL_TESTS)
-EXTRA_DIST += $(REL_TESTS) tests/rel_lib.sh tests/rel_valgrind.sh
+EXTRA_DIST += $(REL_TESTS) tests/rel_valgrind.sh
 
 check_PROGRAMS += tests/rel_crashwriter
 tests_rel_crashwriter_SOURCES = tests/rel_crashwriter.c

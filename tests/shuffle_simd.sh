@@ -2,7 +2,7 @@
 # Runs the shuffle unit tests once per forced kernel set (B2FS_SIMD), so that the public
 # functions are exercised through each set, and checks that the forced set is the one
 # used whenever this CPU can run it.
-. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
 
 prog="$top_builddir/tests/test_shuffle"
 [ -x "$prog" ] || skip_all "$prog is not built"

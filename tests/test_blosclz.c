@@ -3,7 +3,7 @@
 #include "codec/chunk.h"
 #include "shuffle/shuffle.h"
 #include "tests/blosclz_oracle.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "frame/bloscpack.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 /* The fixtures (made by the reference) and the extra files made by make_extra.py. */
 static const char *const dirs[] = {"bloscpack", "bloscpack-extra"};

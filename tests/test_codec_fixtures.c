@@ -8,7 +8,7 @@
 
 #include "codec/chunk.h"
 #include "tests/codec_helpers.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 static tu_manifest *manifest;
 

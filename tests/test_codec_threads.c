@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "codec/chunk.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

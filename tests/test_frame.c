@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "frame/frame.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 static int open_data(const char *name)
 {

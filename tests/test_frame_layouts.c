@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "frame/frame.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 #define CHUNK 1024
 #define BLOCK 256

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "frame/frame.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 static int tmpfd(void)
 {

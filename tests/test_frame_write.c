@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "frame/frame.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 /* ---- a frame next to a model of its contents ---- */
 

@@ -12,7 +12,7 @@
 
 #include "fs/b2fs.h"
 #include "fs/pagerun.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 START_TEST(sizes)
 {

@@ -7,7 +7,7 @@
 
 #include "shuffle/kernels.h"
 #include "shuffle/shuffle.h"
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 /* ---- reference implementations: obviously correct, slow ---- */
 

@@ -62,7 +62,7 @@ rel_remount_cmd() {
     for q in "$@"; do args="$args $(printf '%q' "$q")"; done
     printf 'top_srcdir=%q top_builddir=%q WORK=%q MNT=%q BACK=%q bash -c %q' \
         "$top_srcdir" "$top_builddir" "$WORK" "$MNT" "$BACK" \
-        ". \"\$top_srcdir/tests/lib.sh\"; . \"\$top_srcdir/tests/mount_lib.sh\"; . \"\$top_srcdir/tests/rel_lib.sh\"; rel_remount$args >/dev/null"
+        ". \"\$top_srcdir/tests/lib/lib.sh\"; . \"\$top_srcdir/tests/lib/mount_lib.sh\"; . \"\$top_srcdir/tests/lib/rel_lib.sh\"; rel_remount$args >/dev/null"
 }
 
 rel_frames_ok() {

@@ -1,4 +1,4 @@
-#include "tests/testutil.h"
+#include "tests/lib/testutil.h"
 
 #include <errno.h>
 #include <limits.h>

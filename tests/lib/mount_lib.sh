@@ -1,5 +1,5 @@
 # Shared by the mount tests (tests/mount_*.sh): really mounts b2fs.
-# Source after tests/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
+# Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
 # remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first).
 B2FS="$top_builddir/fs/b2fs"
 B2FRAME="$top_builddir/contrib/b2frame"
