@@ -14,7 +14,7 @@ print-unit-tests:
 .PHONY: print-unit-tests
 
 include tests/lib/local.mk
-include tests/shuffle.mk
+include tests/shuffle/local.mk
 include tests/codec.mk
 include tests/frame.mk
 include tests/fs.mk
