@@ -4,7 +4,7 @@
 # used whenever this CPU can run it.
 . "$top_srcdir/tests/lib/lib.sh"
 
-prog="$top_builddir/tests/test_shuffle"
+prog="$top_builddir/tests/shuffle/test_shuffle"
 [ -x "$prog" ] || skip_all "$prog is not built"
 same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 
