@@ -15,7 +15,7 @@ print-unit-tests:
 
 include tests/lib/local.mk
 include tests/shuffle/local.mk
-include tests/codec.mk
+include tests/codec/local.mk
 include tests/frame.mk
 include tests/fs.mk
 include tests/reliability.mk
