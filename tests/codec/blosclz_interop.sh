@@ -4,8 +4,8 @@
 # decode in b2fs, for clevels 1, 5 and 9 on float, integer, text and random data.
 . "$top_srcdir/tests/lib/lib.sh"
 
-TOOL="$top_builddir/tests/chunktool"
-[ -x "$TOOL" ] || skip_all "tests/chunktool is not built"
+TOOL="$top_builddir/tests/codec/chunktool"
+[ -x "$TOOL" ] || skip_all "tests/codec/chunktool is not built"
 "$PY_BLOSC" -c 'import blosc, numpy' 2>/dev/null || skip_all "$PY_BLOSC cannot import blosc and numpy"
 
 W=$(mktemp -d)

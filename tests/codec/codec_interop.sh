@@ -2,13 +2,13 @@
 # Interop with Debian's python3-blosc (c-blosc 1.21): chunks it makes decode in b2fs to
 # the same bytes, and chunks b2fs makes in the Blosc1 form decode in c-blosc.
 . "$top_srcdir/tests/lib/lib.sh"
-TOOL="$top_builddir/tests/chunktool"
-[ -x "$TOOL" ] || skip_all "tests/chunktool is not built"
+TOOL="$top_builddir/tests/codec/chunktool"
+[ -x "$TOOL" ] || skip_all "tests/codec/chunktool is not built"
 $PY_BLOSC -c 'import blosc' 2>/dev/null || skip_all "$PY_BLOSC cannot import blosc (install python3-blosc)"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-n=$($PY_BLOSC "$top_srcdir/tests/codec_interop.py" make "$dir") || { fail "python3-blosc made no chunks"; finish; exit 1; }
+n=$($PY_BLOSC "$top_srcdir/tests/codec/codec_interop.py" make "$dir") || { fail "python3-blosc made no chunks"; finish; exit 1; }
 check "python3-blosc made $n chunks" [ "$n" -gt 300 ]
 
 # c-blosc -> b2fs, whole chunks and a block range through a file reader
@@ -41,7 +41,7 @@ for codec in lz4 lz4hc zlib zstd blosclz; do
         "$TOOL" c -1 -c $codec -l $((1 + i % 9)) -t $ts -f $filters -m $mode -b $bs \
             "$input" "${input%.in}.b2" || echo "encode failed: $input"
     done
-    out=$($PY_BLOSC "$top_srcdir/tests/codec_interop.py" check "$dir")
+    out=$($PY_BLOSC "$top_srcdir/tests/codec/codec_interop.py" check "$dir")
     rc=$?
     echo "$out" | grep -v '^same' || true
     total=$(echo "$out" | grep -c '^same')

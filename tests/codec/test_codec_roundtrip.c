@@ -8,7 +8,7 @@
 
 #include "codec/chunk.h"
 #include "shuffle/shuffle.h"
-#include "tests/codec_helpers.h"
+#include "tests/codec/codec_helpers.h"
 #include "tests/lib/testutil.h"
 
 static const int codecs[] = {B2_BLOSCLZ, B2_LZ4, B2_LZ4HC, B2_ZLIB, B2_ZSTD};

@@ -2,7 +2,7 @@
 #include "codec/blosclz.h"
 #include "codec/chunk.h"
 #include "shuffle/shuffle.h"
-#include "tests/blosclz_oracle.h"
+#include "tests/codec/blosclz_oracle.h"
 #include "tests/lib/testutil.h"
 
 #include <check.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "codec/chunk.h"
-#include "tests/codec_helpers.h"
+#include "tests/codec/codec_helpers.h"
 #include "tests/lib/testutil.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

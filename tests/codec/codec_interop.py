@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Helper for tests/codec_interop.sh, run by Debian's python3 with python3-blosc.
+"""Helper for tests/codec/codec_interop.sh, run by Debian's python3 with python3-blosc.
 
   codec_interop.py make DIR    write NAME.in (data) and NAME.blosc (c-blosc's chunk of it)
   codec_interop.py check DIR   decompress every NAME.b2 (made by b2fs) with c-blosc and
