@@ -16,7 +16,7 @@ print-unit-tests:
 include tests/lib/local.mk
 include tests/shuffle/local.mk
 include tests/codec/local.mk
-include tests/frame.mk
+include tests/frame/local.mk
 include tests/fs.mk
 include tests/reliability.mk
 include tests/fuzz.mk
