@@ -17,6 +17,7 @@ include tests/lib/local.mk
 include tests/shuffle/local.mk
 include tests/codec/local.mk
 include tests/frame/local.mk
+include tests/tools/local.mk
 include tests/fs.mk
 include tests/reliability.mk
 include tests/fuzz.mk

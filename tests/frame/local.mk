@@ -18,9 +18,6 @@ UNIT_TESTS += tests/frame/test_frame_write
 tests_frame_test_frame_write_SOURCES = tests/frame/test_frame_write.c
 tests_frame_test_frame_write_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_frame_test_frame_write_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
-# b2frame tool
-TESTS += tests/b2frame_cat.sh tests/b2frame_pack.sh
-EXTRA_DIST += tests/b2frame_cat.sh tests/b2frame_pack.sh
 # rewriting a frame with fixed-size chunks
 check_PROGRAMS += tests/frame/test_frame_rechunk
 TESTS += tests/frame/test_frame_rechunk
