@@ -18,7 +18,7 @@ include tests/shuffle/local.mk
 include tests/codec/local.mk
 include tests/frame/local.mk
 include tests/tools/local.mk
-include tests/fs.mk
+include tests/fs/local.mk
 include tests/reliability.mk
 include tests/fuzz.mk
 
