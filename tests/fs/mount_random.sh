@@ -9,9 +9,9 @@ need_fuse
 REF=$WORK/ref
 mkdir -p "$REF"
 mount_b2fs -o chunksize=64K,codec=lz4 || { fail "mount"; finish; exit 1; }
-check "random operations, seed 1" /usr/bin/python3 "$top_srcdir/tests/mount_random.py" "$MNT" "$REF" 1 2500
+check "random operations, seed 1" /usr/bin/python3 "$top_srcdir/tests/fs/mount_random.py" "$MNT" "$REF" 1 2500
 check "remount" remount_b2fs -o chunksize=64K,codec=zstd,dirty_size=1M
-check "random operations after remount, seed 2" /usr/bin/python3 "$top_srcdir/tests/mount_random.py" "$MNT" "$REF" 2 2500
+check "random operations after remount, seed 2" /usr/bin/python3 "$top_srcdir/tests/fs/mount_random.py" "$MNT" "$REF" 2 2500
 # rewriting a file over and over: replaced chunks are reclaimed by compaction
 head -c 4M /dev/urandom >"$WORK/r4"
 for i in $(seq 1 12); do cp "$WORK/r4" "$MNT/rewritten" || break; done
