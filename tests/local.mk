@@ -19,7 +19,7 @@ include tests/codec/local.mk
 include tests/frame/local.mk
 include tests/tools/local.mk
 include tests/fs/local.mk
-include tests/reliability.mk
+include tests/reliability/local.mk
 include tests/fuzz.mk
 
 # Random operations against a model file (used by the mount tests).
