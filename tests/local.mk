@@ -21,7 +21,3 @@ include tests/tools/local.mk
 include tests/fs/local.mk
 include tests/reliability/local.mk
 include tests/fuzz.mk
-
-# Random operations against a model file (used by the mount tests).
-check_PROGRAMS += tests/b2fsx
-tests_b2fsx_SOURCES = tests/b2fsx.c

@@ -1,6 +1,6 @@
 # Shared by the shell tests: counting, loud skips, and where things are.
 # A test sources this, calls ok/fail (or check CMD...), and ends with `finish`.
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$PWD}"
 DATA="$top_srcdir/tests/data"
 PY_BLOSC=/usr/bin/python3   # Debian's python3-blosc lives in Debian's interpreter

@@ -1,4 +1,4 @@
-# Shared by the mount tests (tests/mount_*.sh): really mounts b2fs.
+# Shared by the tests that really mount b2fs (tests/fs/mount_*.sh, tests/reliability/rel_*.sh).
 # Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
 # remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first).
 B2FS="$top_builddir/fs/b2fs"

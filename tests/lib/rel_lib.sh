@@ -1,4 +1,5 @@
-# Shared by the reliability tests (tests/rel_*.sh), sourced after lib.sh and mount_lib.sh.
+# Shared by the reliability tests (tests/reliability/rel_*.sh) and tests/fs/mount_rechunk.sh,
+# sourced after lib.sh and mount_lib.sh.
 # The daemon's pid is kept in a file so that another process (b2fsx's remount command,
 # a crash round) can unmount, kill or remount the same mount.
 # rel_mount ARGS...      mount_b2fs ARGS on $MNT, pid in $(rel_pidfile) (one per MNT)

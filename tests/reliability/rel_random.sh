@@ -1,5 +1,5 @@
 #!/bin/bash
-# Random operations against a model (tests/b2fsx): writes, reads, truncates, fallocate,
+# Random operations against a model (b2fsx): writes, reads, truncates, fallocate,
 # mmap reads and writes, fsync, close/reopen and remounts on a b2fs file, compared with
 # the same operations on a plain file after every step.
 #   REL_RANDOM_OPS (20000) operations per seed, seeds 1 2 3 with 64 KiB chunks and a
@@ -9,8 +9,8 @@
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
-B2FSX="$top_builddir/tests/b2fsx"
-[ -x "$B2FSX" ] || skip_all "tests/b2fsx is not built"
+B2FSX="$top_builddir/tests/reliability/b2fsx"
+[ -x "$B2FSX" ] || skip_all "tests/reliability/b2fsx is not built"
 ops=${REL_RANDOM_OPS:-20000}
 every=${REL_RANDOM_EVERY:-2500}
 

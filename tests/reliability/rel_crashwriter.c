@@ -1,4 +1,4 @@
-/* rel_crashwriter: the writer of the crash test (tests/rel_crash.sh) and its checker.
+/* rel_crashwriter: the writer of the crash test (rel_crash.sh) and its checker.
  *
  *   rel_crashwriter -s SEED [-m MAXSIZE] write FILE JOURNAL
  *       seeded writes, appends, truncates, fsyncs, close/reopens and read-backs on FILE

@@ -1,4 +1,4 @@
-/* rel_torn: self-checking records for the "no torn chunk" test (tests/rel_fio.sh).
+/* rel_torn: self-checking records for the "no torn chunk" test (rel_fio.sh).
  *
  *   rel_torn write FILE RECSIZE NRECS SECONDS   rewrites whole records (one pwrite each, now
  *                                               and then 4 in one pwrite) with a new

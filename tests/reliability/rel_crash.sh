@@ -1,5 +1,5 @@
 #!/bin/bash
-# Crash test: writers on the mount (tests/rel_crashwriter: writes, appends, truncates,
+# Crash test: writers on the mount (rel_crashwriter: writes, appends, truncates,
 # fsyncs, close/reopens, each noted in a journal), SIGKILL of the b2fs daemon at a random
 # moment, unmount, then: every frame in BACKING passes `b2frame verify`, each written file
 # holds exactly the contents after some operation not older than its last fsync, files
@@ -9,8 +9,8 @@
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
-WRITER="$top_builddir/tests/rel_crashwriter"
-[ -x "$WRITER" ] || skip_all "tests/rel_crashwriter is not built"
+WRITER="$top_builddir/tests/reliability/rel_crashwriter"
+[ -x "$WRITER" ] || skip_all "tests/reliability/rel_crashwriter is not built"
 rounds=${REL_CRASH_ROUNDS:-20}
 RANDOM=${REL_CRASH_SEED:-1}
 opts=(-o chunksize=64K)

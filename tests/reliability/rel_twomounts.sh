@@ -5,16 +5,16 @@
 #  2. one file written in turns through A and B (close between turns): each turn sees
 #     the other's committed bytes
 #  3. a writer's commits on A while readers on B and on A read self-checking records
-#     (tests/rel_torn, O_DIRECT): no torn or unreadable record
+#     (rel_torn, O_DIRECT): no torn or unreadable record
 #   REL_TWO_OPS (3000) b2fsx operations, REL_TWO_SECONDS (10) for part 3.
-# Writers on both mounts on the same file at once: tests/rel_twomounts_writers.sh.
+# Writers on both mounts on the same file at once: rel_twomounts_writers.sh.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
-B2FSX="$top_builddir/tests/b2fsx"
-TORN="$top_builddir/tests/rel_torn"
-[ -x "$B2FSX" ] && [ -x "$TORN" ] || skip_all "tests/b2fsx or tests/rel_torn is not built"
+B2FSX="$top_builddir/tests/reliability/b2fsx"
+TORN="$top_builddir/tests/reliability/rel_torn"
+[ -x "$B2FSX" ] && [ -x "$TORN" ] || skip_all "tests/reliability/b2fsx or tests/reliability/rel_torn is not built"
 ops=${REL_TWO_OPS:-3000}
 secs=${REL_TWO_SECONDS:-10}
 rel_mount_two -o chunksize=64K

@@ -3,15 +3,15 @@
 # running and again at the end), on one shared file (each job its own region, the
 # regions 32 KiB off chunk boundaries so neighbours share chunks) and on one file each;
 # then readers (O_DIRECT, so every read is b2fs's) during a writer's commits: every
-# self-checking record they read is whole (tests/rel_torn).
+# self-checking record they read is whole (rel_torn).
 #   REL_FIO_SIZE (4M) bytes per job, REL_TORN_SECONDS (15) for the readers and writer.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
 command -v fio >/dev/null || skip_all "fio is not installed"
-TORN="$top_builddir/tests/rel_torn"
-[ -x "$TORN" ] || skip_all "tests/rel_torn is not built"
+TORN="$top_builddir/tests/reliability/rel_torn"
+[ -x "$TORN" ] || skip_all "tests/reliability/rel_torn is not built"
 size=${REL_FIO_SIZE:-4M}
 secs=${REL_TORN_SECONDS:-15}
 

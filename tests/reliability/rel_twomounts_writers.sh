@@ -1,6 +1,6 @@
 #!/bin/bash
 # Two b2fs mounts over one backing directory, writers on both mounts on the SAME file:
-#  1. two mounts each rewrite one file's records (tests/rel_torn) at once: b2frame verify
+#  1. two mounts each rewrite one file's records (rel_torn) at once: b2frame verify
 #     passes throughout and at the end, both writers run without error, every record
 #     reads whole through both mounts
 #  2. A and B both hold the file open; A writes chunk 0, B writes chunk 16, both fsync:
@@ -10,8 +10,8 @@
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
 need_fuse
-TORN="$top_builddir/tests/rel_torn"
-[ -x "$TORN" ] || skip_all "tests/rel_torn is not built"
+TORN="$top_builddir/tests/reliability/rel_torn"
+[ -x "$TORN" ] || skip_all "tests/reliability/rel_torn is not built"
 secs=${REL_TWO_SECONDS:-10}
 rel_mount_two -o chunksize=64K
 
