@@ -20,4 +20,4 @@ include tests/frame/local.mk
 include tests/tools/local.mk
 include tests/fs/local.mk
 include tests/reliability/local.mk
-include tests/fuzz.mk
+include tests/fuzz/local.mk

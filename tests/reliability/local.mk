@@ -24,7 +24,7 @@ valgrind: $(check_PROGRAMS) $(bin_PROGRAMS)
 	top_srcdir=$(abs_top_srcdir) top_builddir=$(abs_top_builddir) $(SHELL) $(top_srcdir)/tests/reliability/rel_valgrind.sh
 .PHONY: valgrind
 
-# for contrib/run-tests: the fuzz targets (tests/fuzz.mk), one per line
+# for contrib/run-tests: the fuzz targets (tests/fuzz/local.mk), one per line
 print-fuzz-targets:
 	@for t in $(FUZZ_TARGETS); do echo $$t; done
 .PHONY: print-fuzz-targets
