@@ -33,3 +33,21 @@ fuzz-%:
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 .PHONY: fuzz
 CLEANFILES += $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%)
+
+# for contrib/run-tests: the fuzz targets, one per line
+print-fuzz-targets:
+	@for t in $(FUZZ_TARGETS); do echo $$t; done
+.PHONY: print-fuzz-targets
+
+# inputs that fuzzing found (crashes, timeouts): tests/data/regress/TARGET/* run once through
+# tests/fuzz/fuzz_TARGET (contrib/run-tests runs this in its fuzz stage)
+FUZZ_REGRESS_TIMEOUT = 60
+fuzz-regress:
+	@st=0; for d in $(top_srcdir)/tests/data/regress/*/; do t=$$(basename $$d); \
+	  $(MAKE) $(AM_MAKEFLAGS) tests/fuzz/fuzz_$$t >/dev/null || { st=1; continue; }; \
+	  if UBSAN_OPTIONS=halt_on_error=1 ./tests/fuzz/fuzz_$$t -timeout=$(FUZZ_REGRESS_TIMEOUT) \
+	      -rss_limit_mb=2048 $$d* >tests/fuzz/regress-$$t.out 2>&1; then \
+	    echo "fuzz-regress $$t: $$(ls $$d | wc -l) inputs ok"; \
+	  else echo "fuzz-regress $$t: FAILED (tests/fuzz/regress-$$t.out)"; st=1; fi; \
+	done; exit $$st
+.PHONY: fuzz-regress
