@@ -1,5 +1,5 @@
 # fs/: the b2fs program. Everything but main() is in a library so that the unit
-# tests (tests/test_fs) can call the option parser and the path mapping directly.
+# tests (tests/fs/test_fs) can call the option parser and the path mapping directly.
 noinst_LIBRARIES += fs/libb2fs.a
 fs_libb2fs_a_CPPFLAGS = $(AM_CPPFLAGS) $(FUSE3_CFLAGS)
 fs_libb2fs_a_SOURCES = \

@@ -1,5 +1,10 @@
-# tests/: one Check program per layer plus shell tests. Each layer's tests are in
-# tests/<layer>.mk.
+# tests/: a folder per layer, each with its rules in its own local.mk (included below):
+#   lib/          helpers shared by the other folders (testutil, lib.sh, mount_lib.sh, rel_lib.sh)
+#   shuffle/ codec/ frame/ fs/   Check programs and shell tests of that layer (fs/: mount tests)
+#   tools/        the b2frame tool
+#   reliability/  random operations against a model, crashes, fio, two mounts, security
+#   fuzz/         libFuzzer targets and their corpus
+#   data/         reference files made by the Blosc libraries (and by b2fs, data/b2fs-written)
 TEST_EXTENSIONS = .sh
 # A hung test (say a FUSE daemon that stopped answering) fails after TEST_TIMEOUT seconds
 # instead of stalling the whole run; Check programs have Check's own per-test timeouts.
