@@ -1,17 +1,16 @@
-# tests/: one Check program per layer plus shell tests. Each layer's tests are in
-# tests/<layer>.mk so that layers can be worked on independently.
+# tests/: a folder per layer, each with its rules in its own local.mk (included below):
+#   lib/          helpers shared by the other folders (testutil, lib.sh, mount_lib.sh, rel_lib.sh)
+#   shuffle/ codec/ frame/ fs/   Check programs and shell tests of that layer (fs/: mount tests)
+#   tools/        the b2frame tool
+#   reliability/  random operations against a model, crashes, fio, two mounts, security
+#   fuzz/         libFuzzer targets and their corpus
+#   data/         reference files made by the Blosc libraries (and by b2fs, data/b2fs-written)
 TEST_EXTENSIONS = .sh
 # A hung test (say a FUSE daemon that stopped answering) fails after TEST_TIMEOUT seconds
 # instead of stalling the whole run; Check programs have Check's own per-test timeouts.
 TEST_TIMEOUT = 1200
 SH_LOG_COMPILER = timeout -k 30 $(TEST_TIMEOUT) $(SHELL)
-EXTRA_DIST += tests/lib.sh tests/data
-
-# Shared helpers for the Check programs.
-check_LIBRARIES = tests/libb2test.a
-tests_libb2test_a_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS) $(CHECK_CFLAGS) -DTU_SRCDIR='"$(abs_top_srcdir)"'
-tests_libb2test_a_SOURCES = tests/testutil.h tests/testutil.c
-TEST_LIBS = tests/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
+EXTRA_DIST += tests/data
 
 # Unit test programs (run again under sanitizers by contrib/run-tests).
 UNIT_TESTS =
@@ -19,13 +18,11 @@ print-unit-tests:
 	@echo $(UNIT_TESTS)
 .PHONY: print-unit-tests
 
-include tests/shuffle.mk
-include tests/codec.mk
-include tests/frame.mk
-include tests/fs.mk
-include tests/reliability.mk
-include tests/fuzz.mk
-
-# Random operations against a model file (used by the mount tests).
-check_PROGRAMS += tests/b2fsx
-tests_b2fsx_SOURCES = tests/b2fsx.c
+include tests/lib/local.mk
+include tests/shuffle/local.mk
+include tests/codec/local.mk
+include tests/frame/local.mk
+include tests/tools/local.mk
+include tests/fs/local.mk
+include tests/reliability/local.mk
+include tests/fuzz/local.mk

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "codec/blosclz.h"
-#include "tests/blosclz_oracle.h"
+#include "tests/codec/blosclz_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

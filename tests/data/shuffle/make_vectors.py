@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Known-answer vectors for tests/test_shuffle.c, made by c-blosc 1.21 (python3-blosc).
+"""Known-answer vectors for tests/shuffle/test_shuffle.c, made by c-blosc 1.21 (python3-blosc).
 
 For each case a chunk is compressed with zlib, the streams of
 each block inflated, and what c-blosc's filter made of the blocks is written next

@@ -1,0 +1,94 @@
+#!/bin/bash
+# user.blosc2.* attributes: getfattr shows the parameters; setting codec (and others)
+# on a directory changes what new files are written with; vlmeta round trips; other
+# user.* attributes are kept on the backing file.
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+need_fuse
+command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not installed"
+
+cp "$DATA/meta-lz4-t4.b2frame" "$BACK/"
+cp "$DATA/bytedelta/f32-zstd5-shuffle+bytedelta-t4.b2frame" "$BACK/bd3.b2frame"   # C-Blosc2 3.3
+mount_b2fs -o codec=lz4,clevel=5,typesize=4,chunksize=256K || { fail "mount"; finish; exit 1; }
+get() { getfattr --only-values -n "user.blosc2.$1" "$2" 2>/dev/null; }
+
+seq 1 100000 >"$MNT/f"
+out=$(getfattr -d -m user.blosc2 "$MNT/f" 2>/dev/null)
+echo "$out"
+for a in nbytes cbytes cratio nchunks blocksize splitmode codec clevel filters typesize chunksize; do
+    check "getfattr -d shows $a" grep -q "^user.blosc2.$a=" <<<"$out"
+done
+check "codec from the mount options" [ "$(get codec "$MNT/f")" = lz4 ]
+check "clevel" [ "$(get clevel "$MNT/f")" = 5 ]
+check "typesize" [ "$(get typesize "$MNT/f")" = 4 ]
+check "chunksize in plain bytes" [ "$(get chunksize "$MNT/f")" = 262144 ]
+# automatic blocksize: split (shuffled) blocks keep the unsplit size, 128K at lz4 level
+# 5, where C-Blosc2 would take 64K a stream times typesize 4
+check "automatic blocksize of a new file" [ "$(get blocksize "$MNT/f")" = 131072 ]
+check "  ... and in its chunks" grep -q "^chunk.0: .* blocksize 131072," <("$B2FRAME" info -c "$BACK/f.b2frame")
+check "nbytes = size" [ "$(get nbytes "$MNT/f")" = "$(stat -c %s "$MNT/f")" ]
+check "cratio is a number > 1" /usr/bin/python3 -c "import sys; sys.exit(0 if float('$(get cratio "$MNT/f")') > 1 else 1)"
+check "read-only attribute refused" not setfattr -n user.blosc2.nbytes -v 5 "$MNT/f"
+
+mkdir "$MNT/d" "$MNT/d/sub"
+check "set codec on a directory" setfattr -n user.blosc2.codec -v zstd "$MNT/d"
+check "set filters on a directory" setfattr -n user.blosc2.filters -v delta,shuffle "$MNT/d"
+check "a bad codec is refused" not setfattr -n user.blosc2.codec -v nosuch "$MNT/d"
+check "directory shows its default" [ "$(get codec "$MNT/d")" = zstd ]
+seq 1 100000 >"$MNT/d/g"
+seq 1 100000 >"$MNT/d/sub/h"
+check "new file in it is written with zstd" [ "$(get codec "$MNT/d/g")" = zstd ]
+check "and delta,shuffle" [ "$(get filters "$MNT/d/g")" = delta,shuffle ]
+check "subdirectories inherit" [ "$(get codec "$MNT/d/sub/h")" = zstd ]
+mkdir "$MNT/bd"
+check "set filters shuffle,bytedelta on a directory" setfattr -n user.blosc2.filters -v shuffle,bytedelta "$MNT/bd"
+/usr/bin/python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b''.join(struct.pack('<f', (i % 977) * 0.5 + i // 977) for i in range(300001)))
+" >"$WORK/series"
+cp "$WORK/series" "$MNT/bd/s"
+check "a file copied in is written with shuffle,bytedelta" [ "$(get filters "$MNT/bd/s")" = shuffle,bytedelta ]
+check "and reads back" cmp "$WORK/series" "$MNT/bd/s"
+check "an unknown filter is refused" not setfattr -n user.blosc2.filters -v shuffle,bytedelta:0 "$MNT/bd"
+"$B2FRAME" cat "$BACK/bd3.b2frame" >"$WORK/bd3"
+check "a C-Blosc2 frame with bytedelta shows it" [ "$(get filters "$MNT/bd3")" = shuffle,bytedelta ]
+printf 'written over' | dd of="$MNT/bd3" bs=1 seek=70000 conv=notrunc status=none
+printf 'written over' | dd of="$WORK/bd3" bs=1 seek=70000 conv=notrunc status=none
+check "and takes a write in place" cmp "$WORK/bd3" "$MNT/bd3"
+check "file outside keeps lz4" [ "$(get codec "$MNT/f")" = lz4 ]
+check "contents intact" cmp <(seq 1 100000) "$MNT/d/g"
+check "the default is kept on the backing directory" \
+    [ "$(getfattr --only-values -n user.b2fs.codec "$BACK/d" 2>/dev/null)" = zstd ]
+check "internal attributes are hidden in the mount" not getfattr -n user.b2fs.codec "$MNT/d"
+
+: >"$MNT/empty"
+check "typesize on an empty file" setfattr -n user.blosc2.typesize -v 8 "$MNT/empty"
+check "chunksize on an empty file" setfattr -n user.blosc2.chunksize -v 64K "$MNT/empty"
+seq 1 50000 >>"$MNT/empty"
+check "empty file took its parameters" [ "$(get chunksize "$MNT/empty")/$(get typesize "$MNT/empty")" = 65536/8 ]
+check "typesize of a non-empty file is refused" not setfattr -n user.blosc2.typesize -v 2 "$MNT/f"
+check "codec of a non-empty file changes for new chunks" setfattr -n user.blosc2.codec -v zlib "$MNT/f"
+seq 100001 200000 >>"$MNT/f"
+check "  ... and the file reads right" cmp <(seq 1 200000) "$MNT/f"
+check "  ... with codec zlib" [ "$(get codec "$MNT/f")" = zlib ]
+
+check "vlmeta set" setfattr -n user.blosc2.vlmeta.note -v "hello world" "$MNT/f"
+check "vlmeta get" [ "$(get vlmeta.note "$MNT/f")" = "hello world" ]
+check "fixture metalayer units" [ "$(getfattr --only-values -n user.blosc2.meta.units "$MNT/meta-lz4-t4" | od -An -tx1 | tr -d ' \n')" = a568656c6c6f ]
+check "fixture vlmeta attrs" grep -q '"sensor": "t-17"' <(get vlmeta.attrs "$MNT/meta-lz4-t4")
+check "other user.* kept" setfattr -n user.mine -v abc "$MNT/f"
+check "  ... readable in the mount" [ "$(getfattr --only-values -n user.mine "$MNT/f")" = abc ]
+check "  ... stored on the backing file" [ "$(getfattr --only-values -n user.mine "$BACK/f.b2frame")" = abc ]
+setfattr -n trusted.b2test -v x "$BACK/f.b2frame"
+out=$(getfattr -n trusted.b2test "$MNT/f" 2>&1)
+check "other namespaces of the backing file are not shown" refused $? "$out" "No such attribute"
+unmount_b2fs
+mount_b2fs || { fail "remount"; finish; exit 1; }
+check "vlmeta survives a remount" [ "$(get vlmeta.note "$MNT/f")" = "hello world" ]
+check "directory default survives a remount" [ "$(get codec "$MNT/d")" = zstd ]
+unmount_b2fs
+check "backing frame valid" frame_ok "$BACK/f.b2frame"
+check "the bytedelta frame b2fs wrote is valid" frame_ok "$BACK/bd/s.b2frame"
+check "the C-Blosc2 one after the write too" frame_ok "$BACK/bd3.b2frame"
+check "and decode to what was written" cmp <("$B2FRAME" cat "$BACK/bd3.b2frame") "$WORK/bd3"
+finish
