@@ -1,10 +1,22 @@
-# tests of fs/: option values and name mapping without a mount (Check) ...
-check_PROGRAMS += tests/fs/test_fs
-TESTS += tests/fs/test_fs
-UNIT_TESTS += tests/fs/test_fs
+# tests of fs/ without a mount and without root (Check): option values, name mapping,
+# the block cache and read path (test_fs); the write, commit and sharing logic
+# (test_fs_write); concurrent calls on the node layer (test_fs_threads, also the
+# ThreadSanitizer run of contrib/run-tests) ...
+FS_UNIT_TESTS = tests/fs/test_fs tests/fs/test_fs_write tests/fs/test_fs_threads
+check_PROGRAMS += $(FS_UNIT_TESTS)
+TESTS += $(FS_UNIT_TESTS)
+UNIT_TESTS += $(FS_UNIT_TESTS)
+FS_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+FS_TEST_LIBS = $(FS_LIBS) $(TEST_LIBS)
 tests_fs_test_fs_SOURCES = tests/fs/test_fs.c
-tests_fs_test_fs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE3_CFLAGS)
-tests_fs_test_fs_LDADD = $(FS_LIBS) $(TEST_LIBS)
+tests_fs_test_fs_CFLAGS = $(FS_TEST_CFLAGS)
+tests_fs_test_fs_LDADD = $(FS_TEST_LIBS)
+tests_fs_test_fs_write_SOURCES = tests/fs/test_fs_write.c tests/fs/fsunit.h tests/fs/fsunit.c
+tests_fs_test_fs_write_CFLAGS = $(FS_TEST_CFLAGS)
+tests_fs_test_fs_write_LDADD = $(FS_TEST_LIBS)
+tests_fs_test_fs_threads_SOURCES = tests/fs/test_fs_threads.c tests/fs/fsunit.h tests/fs/fsunit.c
+tests_fs_test_fs_threads_CFLAGS = $(FS_TEST_CFLAGS)
+tests_fs_test_fs_threads_LDADD = $(FS_TEST_LIBS)
 
 # ... and mount tests that really mount b2fs (skipped loudly without /dev/fuse)
 FS_MOUNT_TESTS = \
@@ -18,6 +30,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_concurrent.sh \
 	tests/fs/mount_damage.sh \
 	tests/fs/mount_enospc.sh \
-	tests/fs/mount_rechunk.sh
+	tests/fs/mount_rechunk.sh \
+	tests/fs/mount_threads.sh
 TESTS += $(FS_MOUNT_TESTS)
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py

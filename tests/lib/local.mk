@@ -10,3 +10,8 @@ TEST_LIBS = tests/lib/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
 # another process can stop or remount, two mounts over one directory) by tests/reliability/
 # and tests/fs/mount_rechunk.sh.
 EXTRA_DIST += tests/lib/lib.sh tests/lib/mount_lib.sh tests/lib/rel_lib.sh
+
+
+# The layering rules of docs/ARCHITECTURE.md, checked on the build (contrib/check-calls).
+TESTS += tests/lib/check_calls.sh
+EXTRA_DIST += tests/lib/check_calls.sh contrib/check-calls
