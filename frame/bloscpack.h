@@ -1,4 +1,4 @@
-/* frame/: the Bloscpack reader (seed 004 header), used behind b2f_open.
+/* frame/: the Bloscpack reader (format version 2 header), used behind b2f_open.
  *
  * A Bloscpack file is a 32-byte header ("blpk", version 2), an optional table of int64
  * chunk offsets, then Blosc1 chunks, each followed by a checksum of its compressed

@@ -27,17 +27,6 @@ const char *tu_data_path(const char *name)
     return path;
 }
 
-const char *tu_fixture_path(const char *name)
-{
-    static _Thread_local char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/../shared/fixtures/%s", srcdir(), name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fclose(f);
-    return path;
-}
-
 uint8_t *tu_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -10,8 +10,6 @@
 /* Path of a file under tests/data (from $top_srcdir, else the source tree at build time).
  * Returns a static buffer. */
 const char *tu_data_path(const char *name);
-/* Path of a file in ../shared/fixtures next to the source tree (NULL if that is absent). */
-const char *tu_fixture_path(const char *name);
 /* Reads a whole file; *len gets its size. NULL on failure (errno set). Caller frees. */
 uint8_t *tu_read_file(const char *path, size_t *len);
 /* Lowercase hex sha256 of buf into out[65]. */
