@@ -23,6 +23,15 @@ static int set_lock(int fd, short type, int wait)
     return errno == EACCES ? -EAGAIN : -errno;
 }
 
+int backing_open_frame(int dirfd, const char *name, int flags)
+{
+    flags |= O_NOFOLLOW | O_CLOEXEC;
+    int fd = openat(dirfd, name, flags | O_NOATIME);
+    if (fd < 0 && errno == EPERM)
+        fd = openat(dirfd, name, flags);
+    return fd < 0 ? -errno : fd;
+}
+
 int backing_lock(int fd)
 {
     return set_lock(fd, F_WRLCK, 1);

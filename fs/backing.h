@@ -16,6 +16,11 @@
 
 #include "frame/frame.h"
 
+/* Opens the frame file name in dirfd (never through a symlink) with flags, without
+ * updating its access time: b2fs's own reads of a frame (opening it, re-reading it after
+ * another mount's commit) must not move the atime a program set. Falls back to a plain
+ * open where O_NOATIME is not allowed (a file the daemon does not own). fd or -errno. */
+int backing_open_frame(int dirfd, const char *name, int flags);
 /* Takes the commit lock on fd, waiting for another holder (retried on EINTR). */
 int backing_lock(int fd);
 /* Takes it only if nobody holds it: -EAGAIN when somebody does. */

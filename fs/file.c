@@ -125,7 +125,7 @@ ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
     if (r == 0)
         r = commit_behind_end(n, 0);
     if (r == 0)
-        r = write_with(n, len, off, fill, ctx);
+        r = write_with(n, len, off == FILE_AT_END ? n->size : off, fill, ctx);
     if (r > 0) {
         int c = commit_if_over_bound(n);
         if (c < 0)

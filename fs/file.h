@@ -28,6 +28,8 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
 int file_open(b2fs_node *n, int flags, int *keep_cache);
 void file_stat(b2fs_node *n, struct stat *st);
 ssize_t file_read(b2fs_node *n, char *buf, size_t len, uint64_t off);
+/* off FILE_AT_END: at the end of the contents as they are when the write runs (O_APPEND). */
+#define FILE_AT_END UINT64_MAX
 ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx);
 /* With commit_now (no open handle will flush it), the change is committed before return. */
 int file_truncate(b2fs_node *n, uint64_t size, int commit_now);

@@ -9,6 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "fs/backing.h"
 #include "fs/log.h"
 #include "fs/options.h"
 
@@ -246,13 +247,13 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
         return 0;
     }
     int want_rw = loc->kind == B2FS_FRAME && !b2fs_cfg.ro;
-    int fd = openat(loc->dirfd, loc->name, (want_rw ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && want_rw && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    int fd = backing_open_frame(loc->dirfd, loc->name, want_rw ? O_RDWR : O_RDONLY);
+    if (fd < 0 && want_rw && (fd == -EACCES || fd == -EROFS || fd == -EPERM)) {
         want_rw = 0;
-        fd = openat(loc->dirfd, loc->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        fd = backing_open_frame(loc->dirfd, loc->name, O_RDONLY);
     }
     if (fd < 0)
-        return -errno;
+        return fd;
     char *bp = loc_backing_path(path, loc, NULL);
     n = node_alloc(fd, bp);
     free(bp);

@@ -25,7 +25,7 @@
  *   leaf locks        block cache, worker queue, chunk image pool: nothing under them.
  * Fields marked "atomic" are read and written with __atomic builtins only.
  *
- * Calls: frame/ (open, refresh, close), fs/paths, fs/options, fs/log. */
+ * Calls: frame/ (open, refresh, close), fs/paths, fs/backing, fs/options, fs/log. */
 #ifndef B2FS_NODE_H
 #define B2FS_NODE_H
 

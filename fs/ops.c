@@ -28,6 +28,7 @@ typedef struct handle {
     int kind;          /* B2FS_PLAIN: fd; else node */
     int fd;
     b2fs_node *node;
+    int append;        /* opened with O_APPEND: a frame's writes go to its end */
 } handle;
 
 static handle *fh_of(struct fuse_file_info *fi)
@@ -122,6 +123,32 @@ static int op_mkdir(const char *path, mode_t mode)
         own(loc.dirfd, loc.mname);
     loc_done(&loc);
     return r;
+}
+
+/* FIFOs, sockets and character and block devices are entries of BACKING as themselves;
+ * a regular file made by mknod(2) is a new frame, as with creat(2). */
+static int op_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+    b2fs_loc loc;
+    int r = resolve_new(path, &loc);
+    if (r)
+        return r;
+    if (S_ISREG(mode)) {
+        b2f_params p;
+        b2fs_params_for_new(path, &p);
+        struct fuse_context *cx = fuse_get_context();
+        b2fs_node *n;
+        r = file_create(&loc, path, &p, mode, cx ? cx->uid : (uid_t)-1,
+                        cx ? cx->gid : (gid_t)-1, &n);
+        if (r == 0)
+            node_put(n);
+    } else {
+        r = mknodat(loc.dirfd, loc.mname, mode, rdev) < 0 ? -errno : 0;
+        if (!r)
+            own(loc.dirfd, loc.mname);
+    }
+    loc_done(&loc);
+    return b2fs_fuse_result(r);
 }
 
 static int op_symlink(const char *target, const char *path)
@@ -249,14 +276,9 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
     int r = resolve_existing(path, &loc);
     if (r)
         return r;
-    /* fchmodat cannot refuse to follow a symlink: open the entry itself instead */
-    int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        r = errno == ELOOP ? -EOPNOTSUPP : -errno;
-    } else {
-        r = fchmod(fd, mode) < 0 ? -errno : 0;
-        close(fd);
-    }
+    /* glibc does this through an O_PATH descriptor: any file type, never through a
+     * symlink (EOPNOTSUPP for one, as Linux has no symlink modes) */
+    r = fchmodat(loc.dirfd, loc.name, mode, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
     loc_done(&loc);
     return r;
 }
@@ -366,6 +388,7 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
     h->kind = n->kind;
     h->fd = -1;
     h->node = n;
+    h->append = (fi->flags & O_APPEND) != 0;
     fi->fh = (uint64_t)(uintptr_t)h;
     return 0;
 }
@@ -467,7 +490,8 @@ static int op_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
         out.buf[0].pos = off;
         return (int)fuse_buf_copy(&out, buf, 0);
     }
-    return b2fs_fuse_result((int)file_write(h->node, size, (uint64_t)off, fill_from_bufvec, buf));
+    return b2fs_fuse_result((int)file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,
+                                            fill_from_bufvec, buf));
 }
 
 static int op_statfs(const char *path, struct statvfs *sv)
@@ -518,10 +542,13 @@ struct fill_ctx {
     fuse_fill_dir_t filler;
 };
 
-static int fill_one(void *p, const char *name)
+/* With use_ino, the inode number a listing shows is the one stat shows: the backing
+ * entry's. */
+static int fill_one(void *p, const char *name, ino_t ino, unsigned char type)
 {
     struct fill_ctx *fc = p;
-    return fc->filler(fc->buf, name, NULL, 0, 0);
+    struct stat st = {.st_ino = ino, .st_mode = type == DT_UNKNOWN ? 0 : DTTOIF(type)};
+    return fc->filler(fc->buf, name, &st, 0, 0);
 }
 
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
@@ -592,7 +619,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     cfg->nullpath_ok = 1;
     cfg->hard_remove = 1;
-    cfg->use_ino = 0;
+    cfg->use_ino = 1; /* st_ino is the backing inode: hard links share it, remounts keep it */
     cfg->entry_timeout = 1;
     cfg->attr_timeout = 1;
     cfg->negative_timeout = 0;
@@ -619,6 +646,7 @@ static void op_destroy(void *data)
 const struct fuse_operations b2fs_ops = {
     .getattr = op_getattr,
     .readlink = op_readlink,
+    .mknod = op_mknod,
     .mkdir = op_mkdir,
     .unlink = op_unlink,
     .rmdir = op_rmdir,

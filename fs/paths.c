@@ -197,6 +197,8 @@ int loc_open_dir(const char *path)
 struct entry {
     char *name;
     int reg;
+    ino_t ino;
+    unsigned char type;
 };
 
 static int entry_cmp(const void *a, const void *b)
@@ -211,7 +213,7 @@ static int is_regular_in(struct entry *e, size_t n, const char *name)
     return hit && hit->reg;
 }
 
-int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
+int dir_list(int dfd, dir_fill fill, void *ctx)
 {
     DIR *d = fdopendir(dfd);
     if (!d) {
@@ -244,6 +246,8 @@ int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
         }
         e[n].name = strdup(de->d_name);
         e[n].reg = reg;
+        e[n].ino = de->d_ino;
+        e[n].type = de->d_type;
         if (!e[n].name) {
             r = -ENOMEM;
             goto out;
@@ -264,7 +268,7 @@ int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
                 hidden = !name_with_suffix(cand, sizeof cand, buf, suffixes[j].suffix) &&
                          is_regular_in(e, n, cand);
             }
-            if (!hidden && fill(ctx, buf))
+            if (!hidden && fill(ctx, buf, e[i].ino, e[i].type))
                 r = -ENOBUFS;
         } else {
             int hidden = 0;
@@ -273,7 +277,7 @@ int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx)
                 hidden = !name_with_suffix(cand, sizeof cand, e[i].name, suffixes[j].suffix) &&
                          is_regular_in(e, n, cand);
             }
-            if (!hidden && fill(ctx, e[i].name))
+            if (!hidden && fill(ctx, e[i].name, e[i].ino, e[i].type))
                 r = -ENOBUFS;
         }
     }

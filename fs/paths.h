@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 enum b2fs_kind { B2FS_NONE = 0, B2FS_PLAIN, B2FS_FRAME, B2FS_BLP };
 
@@ -37,8 +38,10 @@ int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffi
 const char *kind_suffix(const char *backing_name);
 /* Opens a backing dir for reading entries (O_RDONLY, never through a symlink). */
 int loc_open_dir(const char *path);
-/* Lists the names the mount shows in the directory open as dfd (consumes dfd).
- * Calls fill for each; returns 0 or -errno. */
-int dir_list(int dfd, int (*fill)(void *ctx, const char *name), void *ctx);
+/* Lists the names the mount shows in the directory open as dfd (consumes dfd). Calls fill
+ * for each with the backing entry's inode number and d_type (DT_*); a fill that returns
+ * non-zero ends the listing. Returns 0 or -errno. */
+typedef int (*dir_fill)(void *ctx, const char *name, ino_t ino, unsigned char type);
+int dir_list(int dfd, dir_fill fill, void *ctx);
 
 #endif

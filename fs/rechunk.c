@@ -50,6 +50,10 @@ int rechunk_make_fixed(b2fs_node *n)
         b2fs_log(LOG_INFO, "%s: rewritten with fixed-size chunks of %ld bytes (its chunks had "
                  "variable sizes or variable-length blocks) so that it can be written", n->path,
                  (long)n->chunksize);
+    } else if (r == -EMLINK) {
+        b2fs_log(LOG_WARNING, "%s: has chunks of variable sizes or variable-length blocks and "
+                 "other hard links, which rewriting it would split: stays read only", n->path);
+        r = -EOPNOTSUPP;
     } else if (r == -ESTALE) {
         b2fs_log(LOG_WARNING, "%s: has chunks of variable sizes or variable-length blocks and "
                  "is no longer at its name: stays read only", n->path);

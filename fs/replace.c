@@ -17,6 +17,8 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
     if (n->dirfd < 0 || fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         st.st_ino != n->ino || st.st_dev != n->dev)
         return -ESTALE;   /* deleted or replaced: nothing to rename over */
+    if (st.st_nlink > 1)
+        return -EMLINK;   /* a new inode under one name would split it from its hard links */
     char tmp[64], err[200] = "";
     int fd = backing_create_temp(n->dirfd, st.st_mode, tmp, sizeof tmp);
     if (fd < 0) {
@@ -47,6 +49,9 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
         close(fd);
         return r;
     }
+    /* the contents are the same: so are the times the file shows */
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    futimens(fd, times);
     b2f_close(n->frame);
     close(n->fd);
     n->frame = nf;

@@ -88,7 +88,7 @@ void share_lineage(b2fs_node *n, char *out, size_t cap)
  * line; not some other file that took the name), else -1. */
 static int open_successor(b2fs_node *n)
 {
-    int fd = openat(n->dirfd, n->name, (n->writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    int fd = backing_open_frame(n->dirfd, n->name, n->writable ? O_RDWR : O_RDONLY);
     if (fd < 0)
         return -1;
     char from[64], mine[64];

@@ -142,7 +142,7 @@ static void remove_tree(void)
     close(b2fs_cfg.rootfd);
 }
 
-static int collect(void *ctx, const char *name)
+static int collect(void *ctx, const char *name, ino_t ino, unsigned char type)
 {
     strcat(ctx, name);
     strcat(ctx, " ");
