@@ -31,6 +31,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_damage.sh \
 	tests/fs/mount_enospc.sh \
 	tests/fs/mount_rechunk.sh \
-	tests/fs/mount_threads.sh
+	tests/fs/mount_threads.sh \
+	tests/fs/mount_posix.sh
 TESTS += $(FS_MOUNT_TESTS)
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py

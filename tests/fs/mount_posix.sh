@@ -1,0 +1,90 @@
+#!/bin/bash
+# POSIX calls that a passthrough serves, on a mount: FIFOs, sockets and device nodes;
+# chmod and chown of every file type; inode numbers that hard links share and that
+# readdir, stat and a remount agree on; O_APPEND on a frame; access times that b2fs's
+# own reads of a frame leave alone; hard-linked frames never split by compaction.
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+need_fuse
+
+mount_b2fs -o chunksize=64K || { fail "mount"; finish; exit 1; }
+cd "$MNT" || exit 1
+
+check "mkfifo makes a FIFO" mkfifo fifo
+check "  shown as a FIFO" test -p fifo
+check "  and a FIFO in BACKING" test -p "$BACK/fifo"
+check "mknod makes a character device" mknod null c 1 3
+check "  shown as one, with its numbers" [ "$(stat -c %t:%T null)" = 1:3 ]
+check "mknod makes a block device" mknod blk b 7 200
+check "  shown as one" test -b blk
+check "a UNIX socket can be bound" /usr/bin/python3 -c \
+    'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock")'
+check "  and shows as a socket" test -S sock
+for f in fifo null blk sock; do
+    check "chmod of $f" chmod 0604 "$f"
+    check "  mode shown" [ "$(stat -c %a "$f")" = 604 ]
+    check "chown of $f" chown 12:34 "$f"
+    check "  owner shown" [ "$(stat -c %u:%g "$f")" = 12:34 ]
+done
+ln -s fifo link
+check "chown of a symlink itself (lchown)" chown -h 5:6 link
+check "  owner shown" [ "$(stat -c %u:%g link)" = 5:6 ]
+check "  the target kept its owner" [ "$(stat -c %u:%g fifo)" = 12:34 ]
+
+echo hello >a
+check "a hard link to a frame" ln a b
+check "  both names show one inode number" [ "$(stat -c %i a)" = "$(stat -c %i b)" ]
+check "  and a link count of 2" [ "$(stat -c %h b)" = 2 ]
+check "  readdir shows the same inode number" [ "$(ls -i a | awk '{print $1}')" = "$(stat -c %i a)" ]
+ino=$(stat -c %i a)
+check "rename of a link keeps the inode number" mv b c
+check "  " [ "$(stat -c %i c)" = "$ino" ]
+mkfifo p2
+check "hard link to a FIFO" ln p2 p3
+check "  one inode number" [ "$(stat -c %i p2)" = "$(stat -c %i p3)" ]
+
+check "O_APPEND on a frame writes at its end" /usr/bin/python3 - <<'PY'
+import os
+fd = os.open("app", os.O_CREAT | os.O_WRONLY, 0o644)
+os.pwrite(fd, b"0123456789", 0)
+other = os.open("app", os.O_WRONLY | os.O_APPEND)
+os.write(other, b"abc")
+os.pwrite(fd, b"XY", 20)          # the file grows under the appender's feet
+os.write(other, b"def")
+os.close(fd); os.close(other)
+want = b"0123456789abc" + bytes(7) + b"XYdef"
+got = open("app", "rb").read()
+raise SystemExit(0 if got == want else "got %r" % got)
+PY
+
+seq 100000 >t
+touch -a -d "2001-02-03 04:05:06" t
+touch -m -d "2002-03-04 05:06:07" t
+atime=$(stat -c %X t) mtime=$(stat -c %Y t)
+cd /
+remount_b2fs -o chunksize=64K || { fail "remount"; finish; exit 1; }
+cd "$MNT" || exit 1
+check "times set by utimensat survive a remount (atime)" [ "$(stat -c %X t)" = "$atime" ]
+check "  (mtime)" [ "$(stat -c %Y t)" = "$mtime" ]
+check "inode numbers survive a remount" [ "$(stat -c %i a)" = "$ino" ]
+check "the hard link survives a remount" [ "$(stat -c %i c)" = "$ino" ]
+
+# rewritten until most of it is dead space: a frame with one name is compacted (a new
+# inode), one with two names is not (the names would split)
+check "a hard-linked frame rewritten many times" /usr/bin/python3 - <<'PY'
+import os
+for k in range(5):
+    with open("a", "r+b") as f:
+        f.write(os.urandom(1 << 20))
+        f.flush()
+        os.fsync(f.fileno())
+PY
+check "  keeps both names on one inode" [ "$(stat -c %i a)" = "$(stat -c %i c)" ]
+sleep 1.2   # the other name's attributes, cached by the kernel for attr_timeout (1 s)
+check "  with the same contents" cmp a c
+check "  and 2 links" [ "$(stat -c %h a)" = 2 ]
+
+cd /
+unmount_b2fs
+check "the daemon logged no error" not grep -E "b2fs: .*(failed|lost)" "$WORK/b2fs.log"
+finish
