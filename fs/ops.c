@@ -125,24 +125,30 @@ static int op_mkdir(const char *path, mode_t mode)
     return r;
 }
 
+/* A new frame for path (loc from resolve_new), with the directory defaults and the caller
+ * as owner. -ENAMETOOLONG when the name leaves no room for the .b2frame suffix. */
+static int create_frame(const b2fs_loc *loc, const char *path, mode_t mode, b2fs_node **n)
+{
+    b2f_params p;
+    b2fs_params_for_new(path, &p);
+    struct fuse_context *cx = fuse_get_context();
+    return file_create(loc, path, &p, mode, cx ? cx->uid : (uid_t)-1, cx ? cx->gid : (gid_t)-1,
+                       n);
+}
+
 /* FIFOs, sockets and character and block devices are entries of BACKING as themselves;
- * a regular file made by mknod(2) is a new frame, as with creat(2). */
+ * a regular file made by mknod(2) is a new frame, as with creat(2) (a plain file when its
+ * name leaves no room for the .b2frame suffix). */
 static int op_mknod(const char *path, mode_t mode, dev_t rdev)
 {
     b2fs_loc loc;
     int r = resolve_new(path, &loc);
     if (r)
         return r;
-    if (S_ISREG(mode)) {
-        b2f_params p;
-        b2fs_params_for_new(path, &p);
-        struct fuse_context *cx = fuse_get_context();
-        b2fs_node *n;
-        r = file_create(&loc, path, &p, mode, cx ? cx->uid : (uid_t)-1,
-                        cx ? cx->gid : (gid_t)-1, &n);
-        if (r == 0)
-            node_put(n);
-    } else {
+    b2fs_node *n;
+    if (S_ISREG(mode) && (r = create_frame(&loc, path, mode, &n)) == 0)
+        node_put(n);
+    if (!S_ISREG(mode) || r == -ENAMETOOLONG) {
         r = mknodat(loc.dirfd, loc.mname, mode, rdev) < 0 ? -errno : 0;
         if (!r)
             own(loc.dirfd, loc.mname);
@@ -393,6 +399,26 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
     return 0;
 }
 
+/* Opens (with O_CREAT: creates) the plain backing file name in dirfd for a handle. */
+static int open_plain(int dirfd, const char *name, int flags, mode_t mode,
+                      struct fuse_file_info *fi)
+{
+    int fd = openat(dirfd, name, (flags & ~O_NOCTTY) | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return errno == ELOOP ? -EACCES : -errno;
+    if (flags & O_CREAT)
+        own(dirfd, name);
+    handle *h = calloc(1, sizeof *h);
+    if (!h) {
+        close(fd);
+        return -ENOMEM;
+    }
+    h->kind = B2FS_PLAIN;
+    h->fd = fd;
+    fi->fh = (uint64_t)(uintptr_t)h;
+    return 0;
+}
+
 static int op_open(const char *path, struct fuse_file_info *fi)
 {
     b2fs_loc loc;
@@ -400,20 +426,9 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     if (r)
         return r;
     if (loc.kind == B2FS_PLAIN) {
-        int fd = openat(loc.dirfd, loc.name,
-                        (fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY)) | O_NOFOLLOW | O_CLOEXEC);
+        r = open_plain(loc.dirfd, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, fi);
         loc_done(&loc);
-        if (fd < 0)
-            return errno == ELOOP ? -EACCES : -errno;
-        handle *h = calloc(1, sizeof *h);
-        if (!h) {
-            close(fd);
-            return -ENOMEM;
-        }
-        h->kind = B2FS_PLAIN;
-        h->fd = fd;
-        fi->fh = (uint64_t)(uintptr_t)h;
-        return 0;
+        return r;
     }
     b2fs_node *n;
     r = node_get(path, &loc, &n);
@@ -442,12 +457,14 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
         loc_done(&loc);
         return -EINVAL;
     }
-    b2f_params p;
-    b2fs_params_for_new(path, &p);
-    struct fuse_context *cx = fuse_get_context();
     b2fs_node *n;
-    r = file_create(&loc, path, &p, mode, cx ? cx->uid : (uid_t)-1, cx ? cx->gid : (gid_t)-1,
-                    &n);
+    r = create_frame(&loc, path, mode, &n);
+    if (r == -ENAMETOOLONG) {
+        /* no room for the .b2frame suffix: a plain file, passed through uncompressed */
+        r = open_plain(loc.dirfd, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, fi);
+        loc_done(&loc);
+        return r;
+    }
     loc_done(&loc);
     if (r == 0) {
         fi->flags &= ~O_TRUNC;

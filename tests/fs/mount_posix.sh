@@ -57,6 +57,12 @@ got = open("app", "rb").read()
 raise SystemExit(0 if got == want else "got %r" % got)
 PY
 
+long=$(printf 'n%.0s' $(seq 255))
+check "a new file with a 255-byte name" sh -c "echo hello >$long"
+check "  reads back" [ "$(cat "$long")" = hello ]
+check "  is a plain file in BACKING (no room for the suffix)" test -f "$BACK/$long"
+check "  renames to a short name and back" sh -c "mv $long short && mv short $long && [ -f $long ]"
+
 seq 100000 >t
 touch -a -d "2001-02-03 04:05:06" t
 touch -m -d "2002-03-04 05:06:07" t
