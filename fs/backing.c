@@ -65,7 +65,8 @@ void backing_remove_stale_temp(int dfd, const char *name)
 int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap)
 {
     b2f_temp_name(tmp, cap);
-    int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
+    int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOATIME,
+                    mode & 07777);
     if (fd < 0)
         return -errno;
     int r = backing_trylock(fd);

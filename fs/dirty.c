@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 b2fs_dirty *dirty_find(b2fs_node *n, int64_t c)
 {
@@ -106,6 +107,11 @@ void dirty_drop(b2fs_node *n, b2fs_dirty *d)
 {
     dirty_img_put(d->img, (size_t)n->chunksize);
     *d = n->dirty[--n->ndirty];
+}
+
+void dirty_note_written(b2fs_node *n)
+{
+    clock_gettime(CLOCK_REALTIME, &n->written);
 }
 
 void dirty_touch(b2fs_node *n, int64_t c)

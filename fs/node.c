@@ -233,7 +233,7 @@ void node_refresh(b2fs_node *n)
 
 int node_has_changes(const b2fs_node *n)
 {
-    return n->ndirty || n->njobs || n->changed;
+    return n->ndirty || n->njobs || n->changed || (n->frame && n->size != n->fnbytes);
 }
 
 int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
@@ -408,4 +408,8 @@ void node_fill_stat(b2fs_node *n, struct stat *st)
     st->st_size = (off_t)n->size;
     if (n->kind == B2FS_BLP || !n->writable)
         st->st_mode &= ~(mode_t)0222;
+    if (node_has_changes(n)) {
+        st->st_mtim = n->written;
+        st->st_ctim = n->written;
+    }
 }

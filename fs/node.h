@@ -104,6 +104,8 @@ typedef struct b2fs_node {
     size_t staged;          /* bytes handed to the frame since the last commit */
     int changed;            /* staged changes not committed */
     size_t accounted;       /* this node's share of the uncommitted-bytes total */
+    struct timespec written; /* when the contents last changed (stat shows it as mtime and
+                              * ctime until the change is committed) */
 
     /* what changed since the last commit, for merging with other mounts' commits
      * (fs/dirty, fs/share, fs/commit); n->lock (write) */

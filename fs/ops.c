@@ -195,19 +195,18 @@ static int op_rmdir(const char *path)
     return r;
 }
 
-/* After a rename to `to`, nothing but the renamed entry may show under that name:
- * entries that would shadow it (a frame over a plain file) are removed. */
-static void unshadow(const char *to, const char *kept)
+/* After a rename into dirfd under the shown name mname, the renamed entry (kept) is the
+ * only one of that name: whatever it replaced, and entries it hides that would show again
+ * once it moves away, go (directories excepted: renameat dealt with those). */
+static void drop_aliases(int dirfd, const char *mname, const char *kept)
 {
-    for (int i = 0; i < 5; i++) {
-        b2fs_loc loc;
-        if (loc_resolve(to, &loc))
-            return;
-        int done = loc.kind == B2FS_NONE || !strcmp(loc.name, kept) || !S_ISREG(loc.st.st_mode) ||
-                   unlinkat(loc.dirfd, loc.name, 0) < 0;
-        loc_done(&loc);
-        if (done)
-            return;
+    char names[8][300];
+    int n = name_aliases(mname, names, 8);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (strcmp(names[i], kept) && fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !S_ISDIR(st.st_mode))
+            unlinkat(dirfd, names[i], 0);
     }
 }
 
@@ -239,9 +238,7 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     if (!r && renameat(src.dirfd, src.name, dst.dirfd, newname) < 0)
         r = -errno;
     if (!r) {
-        if (dst.kind != B2FS_NONE && strcmp(dst.name, newname) && S_ISREG(dst.st.st_mode))
-            unlinkat(dst.dirfd, dst.name, 0);
-        unshadow(to, newname);
+        drop_aliases(dst.dirfd, dst.mname, newname);
         if (src.kind == B2FS_FRAME)
             node_moved(src.st.st_dev, src.st.st_ino, dst.dirfd, newname);
     }

@@ -83,6 +83,17 @@ int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffi
     return 0;
 }
 
+int name_aliases(const char *mname, char (*out)[300], int cap)
+{
+    int n = 0;
+    for (size_t i = 0; i < NSUFFIX && n < cap; i++)
+        if (!name_with_suffix(out[n], sizeof out[n], mname, suffixes[i].suffix))
+            n++;
+    if (n < cap && strlen(mname) < sizeof out[n])
+        strcpy(out[n++], mname);
+    return n;
+}
+
 void loc_done(b2fs_loc *loc)
 {
     if (loc->dirfd >= 0)

@@ -36,6 +36,9 @@ int name_kind(const char *name, size_t *shown_len);
 /* Builds backing name mname + suffix of kind (frames get ".b2frame"). */
 int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix);
 const char *kind_suffix(const char *backing_name);
+/* Every backing name that the mount would show as mname (the suffixed ones, then mname
+ * itself), into out; returns how many (at most cap). */
+int name_aliases(const char *mname, char (*out)[300], int cap);
 /* Opens a backing dir for reading entries (O_RDONLY, never through a symlink). */
 int loc_open_dir(const char *path);
 /* Lists the names the mount shows in the directory open as dfd (consumes dfd). Calls fill

@@ -298,6 +298,7 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         return -EFBIG;
     if ((r = write_throttle(n)) < 0)
         return r;
+    dirty_note_written(n);
     uint64_t pos = off, end = off + len;
     while (pos < end) {
         layout_piece p;
@@ -340,6 +341,7 @@ int write_truncate(b2fs_node *n, uint64_t size)
         return r;
     if (size > ((uint64_t)1 << 50))
         return -EFBIG;
+    dirty_note_written(n);
     if (size >= n->size) {
         n->size = size;
         return 0;

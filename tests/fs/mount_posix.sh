@@ -57,6 +57,29 @@ got = open("app", "rb").read()
 raise SystemExit(0 if got == want else "got %r" % got)
 PY
 
+echo d >ra
+ln -s target rb
+check "rename of a frame over a symlink" mv -T ra rb
+check "  the frame shows there" [ "$(cat rb)" = d ]
+check "  and moved on, leaves nothing behind" sh -c 'mv rb rc && [ ! -e rb ] && [ ! -L rb ]'
+check "  (nothing hidden in BACKING either)" [ ! -L "$BACK/rb" ]
+
+check "utimensat: an atime older than the mtime is kept" /usr/bin/python3 -c '
+import os
+open("ut", "w").write("x")
+os.utime("ut", (1900000000, 1950000000))
+st = os.lstat("ut")
+raise SystemExit(0 if (st.st_atime, st.st_mtime) == (1900000000, 1950000000) else str(st))'
+check "a write shows in mtime and ctime before it is committed" /usr/bin/python3 -c '
+import os, time
+open("mt", "w").write("x")
+os.utime("mt", (1000000000, 1000000000))
+fd = os.open("mt", os.O_WRONLY)
+os.write(fd, b"more")
+st = os.fstat(fd)
+os.close(fd)
+raise SystemExit(0 if st.st_mtime > time.time() - 60 and st.st_ctime > time.time() - 60 else str(st))'
+
 long=$(printf 'n%.0s' $(seq 255))
 check "a new file with a 255-byte name" sh -c "echo hello >$long"
 check "  reads back" [ "$(cat "$long")" = hello ]
