@@ -1,0 +1,61 @@
+#!/bin/bash
+# A tree with FIFOs, symlinks, hard links, sparse files, empty files and odd modes, owners
+# and times copied into the mount and back out with `tar x`, `cp -a` and `rsync -aH`
+# (when installed) gives the same tree as the same command gives on the local disk: names,
+# types, modes, owners, times, link structure and contents (tests/fs/tree_compare.py). (GNU
+# tar, for one, archives a second name of a FIFO as a FIFO of its own, on any file system.)
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+need_fuse
+
+src="$WORK/src"
+mkdir -p "$src/d/sub" "$src/empty_dir"
+seq 1 200000 >"$src/d/numbers"
+printf 'x' >"$src/one_byte"
+: >"$src/empty"
+head -c 3000000 /dev/urandom >"$src/random"
+truncate -s 20M "$src/sparse" && printf 'tail' >>"$src/sparse"
+dd if=/dev/urandom of="$src/sparse" bs=4096 count=3 seek=1000 conv=notrunc status=none
+ln "$src/d/numbers" "$src/d/sub/numbers_link"
+ln "$src/d/numbers" "$src/numbers_link2"
+ln -s d/numbers "$src/sym"
+ln -s /nonexistent/target "$src/dangling"
+mkfifo "$src/fifo"
+ln "$src/fifo" "$src/fifo_link"
+chmod 0751 "$src/d"
+chmod 0600 "$src/random"
+chmod 4755 "$src/one_byte"
+chmod 1777 "$src/empty_dir"
+chown 123:456 "$src/empty" "$src/d/sub"
+chown -h 7:8 "$src/sym"
+touch -h -d "2003-04-05 06:07:08" "$src/sym"
+touch -d "2001-02-03 04:05:06" "$src/random" "$src/d/sub" "$src/empty_dir"
+
+compare() {  # tree A, tree B
+    /usr/bin/python3 "$top_srcdir/tests/fs/tree_compare.py" "$1" "$2"
+}
+roundtrip() {  # name, copy command (its destination is $1 of the command line)
+    local name=$1 copy=$2
+    mkdir -p "$MNT/$name" "$WORK/ref-$name" "$WORK/out-$name"
+    bash -c "$copy" _ "$src" "$WORK/ref-$name" || { fail "$name: reference copy on the local disk"; return; }
+    check "$name: copy in" bash -c "$copy" _ "$src" "$MNT/$name"
+    # a remount: what comes out is what was committed, with fresh attributes
+    (cd / && remount_b2fs) || { fail "$name: remount"; return; }
+    check "$name: the tree in the mount is the reference" compare "$WORK/ref-$name" "$MNT/$name"
+    check "$name: copy out" bash -c "$copy" _ "$MNT/$name" "$WORK/out-$name"
+    check "$name: the tree copied out is the reference" compare "$WORK/ref-$name" "$WORK/out-$name"
+}
+
+mount_b2fs -o chunksize=256K || { fail "mount"; finish; exit 1; }
+roundtrip tar 'tar -C "$1" -cf - . | tar -C "$2" -xpf -'
+roundtrip cp 'cp -a "$1/." "$2"'
+if command -v rsync >/dev/null; then
+    roundtrip rsync 'rsync -aH "$1/" "$2/"'
+else
+    echo "rsync is not installed: its round trip is not run (contrib/install-deps installs it)"
+fi
+check "regular files are stored as frames" test -f "$BACK/cp/d/numbers.b2frame"
+check "the sparse file takes little room in BACKING" [ "$(du -k "$BACK/cp/sparse.b2frame" | cut -f1)" -lt 2000 ]
+unmount_b2fs
+check "the daemon logged no error" not grep -E "b2fs: .*(failed|lost)" "$WORK/b2fs.log"
+finish
