@@ -265,6 +265,11 @@ static int op_link(const char *from, const char *to)
         r = -errno;
     loc_done(&src);
     loc_done(&dst);
+    /* the kernel keeps each name's attributes apart: the old name's link count (and
+     * ctime) changed too */
+    struct fuse_context *cx = fuse_get_context();
+    if (!r && cx && cx->fuse)
+        fuse_invalidate_path(cx->fuse, from);
     return r;
 }
 
