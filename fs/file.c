@@ -152,29 +152,43 @@ int file_truncate(b2fs_node *n, uint64_t size, int commit_now)
     return end_change(n, r, commit_now);
 }
 
+/* Zeros [off, end) of the contents (clamped to the size); whole chunks of zeros become
+ * zero chunks, stored without data. */
+static int write_zeros(b2fs_node *n, uint64_t off, uint64_t end)
+{
+    static const char zeros[65536];
+    if (end > n->size)
+        end = n->size;
+    for (uint64_t pos = off; pos < end;) {
+        size_t take = end - pos < sizeof zeros ? (size_t)(end - pos) : sizeof zeros;
+        ssize_t w = write_mem(n, zeros, take, pos);
+        if (w < 0)
+            return (int)w;
+        pos += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* fallocate(2) modes (the kernel's FUSE module passes no others: collapsing and
+ * inserting ranges never reach a FUSE file system). */
 static int fallocate_locked(b2fs_node *n, int mode, uint64_t off, uint64_t len)
 {
     uint64_t end = off + len;
-    if (end < off)
+    if (end < off || end > ((uint64_t)1 << 50))
         return -EFBIG;
-    if (mode == 0)
-        return end > n->size ? write_truncate(n, end) : 0;
-    if (mode == FALLOC_FL_KEEP_SIZE)
-        return 0;
-    if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
-        static const char zeros[65536];
-        if (end > n->size)
-            end = n->size;
-        for (uint64_t pos = off; pos < end;) {
-            size_t take = end - pos < sizeof zeros ? (size_t)(end - pos) : sizeof zeros;
-            ssize_t w = write_mem(n, zeros, take, pos);
-            if (w < 0)
-                return (int)w;
-            pos += (uint64_t)w;
-        }
-        return 0;
+    int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
+    switch (op) {
+    case 0:
+        return end > n->size && !keep ? write_truncate(n, end) : 0;
+    case FALLOC_FL_PUNCH_HOLE:
+        return keep ? write_zeros(n, off, end) : -EOPNOTSUPP;
+    case FALLOC_FL_ZERO_RANGE: {
+        int r = write_zeros(n, off, end);
+        return r == 0 && end > n->size && !keep ? write_truncate(n, end) : r;
     }
-    return -EOPNOTSUPP;
+    default:
+        return -EOPNOTSUPP;
+    }
 }
 
 int file_fallocate(b2fs_node *n, int mode, uint64_t off, uint64_t len, int commit_now)

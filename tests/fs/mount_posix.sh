@@ -80,6 +80,19 @@ st = os.fstat(fd)
 os.close(fd)
 raise SystemExit(0 if st.st_mtime > time.time() - 60 and st.st_ctime > time.time() - 60 else str(st))'
 
+check "fallocate zeroes a range of a frame, and extends it" /usr/bin/python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+fd = os.open("zr", os.O_CREAT | os.O_RDWR, 0o644)
+os.write(fd, b"a" * 300000)
+ZERO_RANGE, KEEP_SIZE = 0x10, 0x1
+ok = libc.fallocate(fd, ZERO_RANGE | KEEP_SIZE, 10, 20) == 0 and os.fstat(fd).st_size == 300000
+ok = ok and libc.fallocate(fd, ZERO_RANGE, 1000, 500000) == 0 and os.fstat(fd).st_size == 501000
+d = os.pread(fd, 600000, 0)
+ok = ok and d == b"a" * 10 + bytes(20) + b"a" * 970 + bytes(500000)
+raise SystemExit(0 if ok else "fallocate zero range: %d %r" % (ctypes.get_errno(), d[:40]))'
+
 long=$(printf 'n%.0s' $(seq 255))
 check "a new file with a 255-byte name" sh -c "echo hello >$long"
 check "  reads back" [ "$(cat "$long")" = hello ]
