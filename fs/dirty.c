@@ -112,6 +112,9 @@ void dirty_drop(b2fs_node *n, b2fs_dirty *d)
 void dirty_note_written(b2fs_node *n)
 {
     clock_gettime(CLOCK_REALTIME, &n->written);
+    /* the kernel may have cached pages read while this write was on its way (or through
+     * another name of the file): the next open drops them */
+    n->cached_ok = 0;
 }
 
 void dirty_touch(b2fs_node *n, int64_t c)

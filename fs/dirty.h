@@ -31,7 +31,8 @@ size_t dirty_bytes(const b2fs_node *n);
 uint8_t *dirty_img_get(size_t len);
 void dirty_img_put(uint8_t *p, size_t len);
 
-/* Notes the time of a change to the contents (n->written). */
+/* Notes a change to the contents: its time (n->written), and that the kernel's cached
+ * pages of the file are to be dropped at its next open. */
 void dirty_note_written(b2fs_node *n);
 /* Notes that chunk c changed since the last commit. */
 void dirty_touch(b2fs_node *n, int64_t c);
