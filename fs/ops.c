@@ -212,7 +212,8 @@ static void drop_aliases(int dirfd, const char *mname, const char *kept)
 
 static int op_rename(const char *from, const char *to, unsigned int flags)
 {
-    if (flags & RENAME_EXCHANGE)
+    /* as a passthrough: no atomic exchange, and no whiteouts (they are overlayfs's) */
+    if (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT))
         return -EINVAL;
     b2fs_loc src, dst;
     int r = resolve_existing(from, &src);

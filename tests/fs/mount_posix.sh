@@ -64,6 +64,12 @@ check "  the frame shows there" [ "$(cat rb)" = d ]
 check "  and moved on, leaves nothing behind" sh -c 'mv rb rc && [ ! -e rb ] && [ ! -L rb ]'
 check "  (nothing hidden in BACKING either)" [ ! -L "$BACK/rb" ]
 
+check "renameat2 with RENAME_WHITEOUT is refused (EINVAL), not a plain rename" /usr/bin/python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+open("wo1", "w").write("x")
+r = libc.renameat2(-100, b"wo1", -100, b"wo2", 4)   # AT_FDCWD, RENAME_WHITEOUT
+raise SystemExit(0 if r == -1 and ctypes.get_errno() == 22 and os.path.exists("wo1") else "r=%d errno=%d" % (r, ctypes.get_errno()))'
 check "utimensat: an atime older than the mtime is kept" /usr/bin/python3 -c '
 import os
 open("ut", "w").write("x")
