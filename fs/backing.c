@@ -100,13 +100,17 @@ int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, in
         unlinkat(dirfd, tmp, 0);
         return r;
     }
-    if (!durable)
-        return 0;
+    if (durable)
+        backing_sync_dir(dirfd);
+    return 0;
+}
+
+void backing_sync_dir(int dirfd)
+{
     /* the rename reaches the disk: a later fsync of the new file then survives a crash */
     int d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d >= 0) {
         fsync(d);
         close(d);
     }
-    return 0;
 }

@@ -45,5 +45,7 @@ int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid);
  * fsync of the directory after, so that a crash leaves one whole file or the other. On
  * failure tmp is removed. */
 int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable);
+/* Makes a rename in dirfd durable (fsync of the directory). */
+void backing_sync_dir(int dirfd);
 
 #endif

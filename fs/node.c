@@ -236,6 +236,8 @@ int node_has_changes(const b2fs_node *n)
     return n->ndirty || n->njobs || n->changed || (n->frame && n->size != n->fnbytes);
 }
 
+static int open_node(const char *path, const b2fs_loc *loc, b2fs_node **out);
+
 int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
 {
     b2fs_node *n = node_find(loc->st.st_dev, loc->st.st_ino);
@@ -246,6 +248,19 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
         *out = n;
         return 0;
     }
+    for (int tries = 0;; tries++) {
+        int r = open_node(path, loc, out);
+        if (r != -EAGAIN || tries == 8)
+            return r == -EAGAIN ? -ESTALE : r;
+    }
+}
+
+/* node_get's opening of a node not in the table: -EAGAIN when the file it opened was
+ * replaced (compaction renamed a new one over it) before it could be registered: the
+ * caller opens the name again. */
+static int open_node(const char *path, const b2fs_loc *loc, b2fs_node **out)
+{
+    b2fs_node *n;
     int want_rw = loc->kind == B2FS_FRAME && !b2fs_cfg.ro;
     int fd = backing_open_frame(loc->dirfd, loc->name, want_rw ? O_RDWR : O_RDONLY);
     if (fd < 0 && want_rw && (fd == -EACCES || fd == -EROFS || fd == -EPERM)) {
@@ -266,7 +281,18 @@ int node_get(const char *path, const b2fs_loc *loc, b2fs_node **out)
     set_location(n, loc->dirfd, loc->name);
     node_stamp(n); /* before reading: a commit by another mount after it shows as a change */
     node_open_frame(n);
+    /* Under the table lock, as node_rename_over renames and moves a node: either the
+     * file is still the one at the name (a node of it is found, or this one is the first)
+     * or it was replaced, and what replaced it is opened instead. Without this, a file
+     * opened just before a compaction got a second node, whose commits merged whole
+     * chunks over the first one's. */
+    struct stat st;
     pthread_mutex_lock(&table_lock);
+    if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
+        pthread_mutex_unlock(&table_lock);
+        node_destroy(n);
+        return -EAGAIN;
+    }
     *out = insert_locked(n);
     pthread_mutex_unlock(&table_lock);
     return 0;
@@ -302,10 +328,8 @@ void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name)
     node_put(n);
 }
 
-/* The node's file got a new inode (compaction): moves it in the table. */
-void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
+static void rekey_locked(b2fs_node *n, dev_t dev, ino_t ino)
 {
-    pthread_mutex_lock(&table_lock);
     b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
     while (*pp && *pp != n)
         pp = &(*pp)->next;
@@ -319,7 +343,26 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
         n->next = buckets[b];
         buckets[b] = n;
     }
+}
+
+void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
+{
+    pthread_mutex_lock(&table_lock);
+    rekey_locked(n, dev, ino);
     pthread_mutex_unlock(&table_lock);
+}
+
+int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    pthread_mutex_lock(&table_lock);
+    int r = renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
+    if (r == 0)
+        rekey_locked(n, st.st_dev, st.st_ino);
+    pthread_mutex_unlock(&table_lock);
+    return r;
 }
 
 /* The last reference is about to go: an idle node keeps its frame, not its compression

@@ -150,8 +150,12 @@ void node_each(void (*fn)(b2fs_node *n, void *arg), void *arg);
 /* The following need n->lock (write), except node_fill_stat (read is enough). */
 /* A backing file was renamed through the mount: its node follows. Takes the lock. */
 void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name);
-/* The node's file got a new inode (compaction, another mount's rewrite). */
+/* The node's file got a new inode (another mount's rewrite). */
 void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
+/* Renames tmp (the new version of n's file, open as fd) over name in dirfd and moves n to
+ * fd's inode, with no node_get registering a node in between: one node per file, also
+ * across compaction. 0 or -errno (nothing renamed). */
+int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name, int fd);
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);

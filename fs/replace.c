@@ -37,10 +37,14 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
     r = write(n->frame, fd, err, sizeof err);
     if (r == 0)
         r = b2f_open(&nf, fd, B2F_RDWR, NULL, err, sizeof err);
+    if (r == 0 && fdatasync(fd) < 0)
+        r = -errno;
     if (r == 0)
-        r = backing_rename_over(n->dirfd, tmp, fd, n->name, 1);
-    else
+        r = node_rename_over(n, n->dirfd, tmp, n->name, fd);
+    if (r < 0)
         unlinkat(n->dirfd, tmp, 0);
+    else
+        backing_sync_dir(n->dirfd);
     if (r < 0) {
         b2fs_log(LOG_WARNING, "%s: %s failed: %s%s%s", n->path, what, b2f_strerror(r),
                  err[0] ? ": " : "", err);
@@ -56,8 +60,5 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
     close(n->fd);
     n->frame = nf;
     n->fd = fd;
-    struct stat nst;
-    if (fstat(fd, &nst) == 0)
-        node_rekey(n, nst.st_dev, nst.st_ino);
     return 0;
 }
