@@ -10,6 +10,7 @@ int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece
         p->chunk_len = (uint32_t)cs;
     } else {
         int64_t c = b2f_chunk_at(n->frame, pos);
+        p->chunk = c < 0 ? -1 : c;   /* what a caller logs when the lookup fails */
         if (c < 0)
             return (int)c;
         int32_t nb;

@@ -25,7 +25,8 @@ typedef struct layout_piece {
 } layout_piece;
 
 /* The piece of [pos, end) that starts at pos (pos < end). Returns 0, or a frame code
- * (B2F_ERANGE and the like: the index does not cover pos). For fixed-size chunks, pos
+ * (B2F_ERANGE and the like: the index does not cover pos; p->chunk then names the chunk
+ * found, or -1). For fixed-size chunks, pos
  * may lie past the frame's end (a chunk that exists only as dirty data or as a hole). */
 int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece *p);
 
