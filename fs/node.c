@@ -136,14 +136,19 @@ static b2fs_node *node_alloc(int fd, const char *path)
     return n;
 }
 
+void node_drop_spare_cctx(b2fs_node *n)
+{
+    while (n->nspare)
+        b2_cctx_free(n->spare_cctx[--n->nspare]);
+}
+
 void node_destroy(b2fs_node *n)
 {
     for (int i = 0; i < n->ndirty; i++)
         free(n->dirty[i].img);
     free(n->dirty);
     free(n->touched);
-    while (n->nspare)
-        b2_cctx_free(n->spare_cctx[--n->nspare]);
+    node_drop_spare_cctx(n);
     if (n->cctx)
         b2_cctx_free(n->cctx);
     if (n->frame)
@@ -373,8 +378,7 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
 static int trim_for_idle(b2fs_node *n)
 {
     pthread_rwlock_wrlock(&n->lock);
-    while (n->nspare)
-        b2_cctx_free(n->spare_cctx[--n->nspare]);
+    node_drop_spare_cctx(n);
     if (n->frame)
         b2f_forget_layouts(n->frame);
     struct stat st;

@@ -166,6 +166,8 @@ void node_load_sizes(b2fs_node *n);
 void node_refresh(b2fs_node *n);
 /* Whether the node holds changes not yet committed. */
 int node_has_changes(const b2fs_node *n);
+/* Frees the spare compression contexts (an idle node, new parameters). */
+void node_drop_spare_cctx(b2fs_node *n);
 /* Stat of a node: backing attributes, contents size. */
 void node_fill_stat(b2fs_node *n, struct stat *st);
 

@@ -96,8 +96,7 @@ static void cctx_put(b2fs_node *n, b2_cctx *c)
 
 void write_params_changed(b2fs_node *n)
 {
-    while (n->nspare)
-        b2_cctx_free(n->spare_cctx[--n->nspare]);
+    node_drop_spare_cctx(n);
     if (n->cctx)
         b2_cctx_free(n->cctx);
     n->cctx = n->frame && n->writable ? b2f_cctx_new(n->frame) : NULL;
