@@ -80,6 +80,9 @@ int file_open(b2fs_node *n, int flags, int *keep_cache)
 
 void file_stat(b2fs_node *n, struct stat *st)
 {
+    /* another mount's commit shows in the times and size: the kernel then drops the
+     * pages it cached of this file, also for descriptors opened before */
+    share_check(n);
     pthread_rwlock_rdlock(&n->lock);
     node_fill_stat(n, st);
     pthread_rwlock_unlock(&n->lock);

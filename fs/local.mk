@@ -2,7 +2,7 @@
 # (tests/fs/) call the modules directly, without a mount. docs/ARCHITECTURE.md names
 # each module and what it may call.
 noinst_LIBRARIES += fs/libb2fs.a
-FS_CPPFLAGS = $(AM_CPPFLAGS) -DFUSE_USE_VERSION=31 $(FUSE3_CFLAGS)
+FS_CPPFLAGS = $(AM_CPPFLAGS) -DFUSE_USE_VERSION=312 $(FUSE3_CFLAGS)
 fs_libb2fs_a_CPPFLAGS = $(FS_CPPFLAGS)
 fs_libb2fs_a_SOURCES = \
 	fs/log.h fs/log.c \
@@ -25,7 +25,9 @@ fs_libb2fs_a_SOURCES = \
 	fs/rechunk.h fs/rechunk.c \
 	fs/file.h fs/file.c \
 	fs/xattr.h fs/xattr.c \
-	fs/ops.h fs/ops.c
+	fs/ops.h fs/ops.c \
+	fs/inode.h fs/inode.c \
+	fs/ll.h fs/ll.c
 FS_LIBS = fs/libb2fs.a $(FRAME_LIBS) $(FUSE3_LIBS)
 
 bin_PROGRAMS += fs/b2fs

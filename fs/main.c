@@ -1,12 +1,53 @@
 /* b2fs [options] BACKING MOUNTPOINT */
+#include <fuse_lowlevel.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/ll.h"
 #include "fs/options.h"
-#include "fs/ops.h"
+
+/* Mounts, serves requests until unmounted or signalled, unmounts. 0 or 1. */
+static int serve(struct fuse_args *args)
+{
+    struct fuse_cmdline_opts o;
+    if (fuse_parse_cmdline(args, &o) != 0)
+        return 1;
+    int r = 1;
+    struct fuse_session *se = fuse_session_new(args, &b2fs_ll_ops, sizeof b2fs_ll_ops, NULL);
+    if (!se)
+        goto out;
+    if (fuse_set_signal_handlers(se) != 0)
+        goto destroy;
+    if (fuse_session_mount(se, o.mountpoint) != 0)
+        goto handlers;
+    fuse_daemonize(o.foreground);
+    if (o.singlethread) {
+        r = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config *lc = fuse_loop_cfg_create();
+        if (lc) {
+            fuse_loop_cfg_set_clone_fd(lc, (unsigned)o.clone_fd);
+            /* (libfuse 3.14 warns when the idle thread count is left unset) */
+            fuse_loop_cfg_set_idle_threads(lc, o.max_idle_threads == UINT_MAX ? 10 : o.max_idle_threads);
+            fuse_loop_cfg_set_max_threads(lc, o.max_threads);
+            r = fuse_session_loop_mt(se, lc);
+            fuse_loop_cfg_destroy(lc);
+        }
+    }
+    r = r != 0;
+    fuse_session_unmount(se);
+handlers:
+    fuse_remove_signal_handlers(se);
+destroy:
+    fuse_session_destroy(se);
+out:
+    free(o.mountpoint);
+    return r;
+}
 
 int main(int argc, char *argv[])
 {
@@ -20,18 +61,12 @@ int main(int argc, char *argv[])
     /* the modes FUSE passes have the caller's umask applied already */
     umask(0);
     fuse_opt_add_arg(&args, "-osubtype=b2fs");
-    /* libfuse 3.14 warns about max_idle_threads unless it is given */
-    int given = 0;
-    for (int i = 0; i < args.argc; i++)
-        given |= strstr(args.argv[i], "max_idle_threads=") != NULL;
-    if (!given)
-        fuse_opt_add_arg(&args, "-omax_idle_threads=10");
     if (!strchr(b2fs_cfg.backing, ',') && strlen(b2fs_cfg.backing) < 4000) {
         char opt[4100];
         snprintf(opt, sizeof opt, "-ofsname=%s", b2fs_cfg.backing);
         fuse_opt_add_arg(&args, opt);
     }
-    r = fuse_main(args.argc, args.argv, &b2fs_ops, NULL);
+    r = serve(&args);
     fuse_opt_free_args(&args);
     return r;
 }

@@ -22,10 +22,12 @@ static b2fs_node *idle_head, *idle_tail; /* most recent first */
 static int nidle;
 static uint64_t next_gen = 1;
 static node_retire_fn retire_hook;
+static node_rekey_fn rekey_hook;
 
-void node_table_init(node_retire_fn retire)
+void node_table_init(node_retire_fn retire, node_rekey_fn rekeyed)
 {
     retire_hook = retire;
+    rekey_hook = rekeyed;
 }
 
 static size_t bucket_of(dev_t dev, ino_t ino)
@@ -341,6 +343,8 @@ static void rekey_locked(b2fs_node *n, dev_t dev, ino_t ino)
     int listed = *pp != NULL;
     if (listed)
         *pp = n->next;
+    if (rekey_hook && n->dev == dev && n->ino != ino)
+        rekey_hook(dev, n->ino, ino);
     n->dev = dev;
     n->ino = ino;
     if (listed) {

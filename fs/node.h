@@ -128,7 +128,11 @@ typedef struct b2fs_node {
 /* The hook node_put calls for a node leaving the table (no references, no lock held);
  * it must end with node_destroy(n). */
 typedef void (*node_retire_fn)(b2fs_node *n);
-void node_table_init(node_retire_fn retire);
+/* The hook told that a node's file is now another backing file (dev, old) -> (dev, ino):
+ * rewritten whole by compaction here or by another mount. Called under table_lock: it
+ * may take only a leaf lock. May be NULL. */
+typedef void (*node_rekey_fn)(dev_t dev, ino_t old, ino_t ino);
+void node_table_init(node_retire_fn retire, node_rekey_fn rekeyed);
 
 /* Finds or opens the node of a backing frame file (loc->kind FRAME or BLP). path is the
  * mount path (for logs). 0 or -errno. */

@@ -1,10 +1,10 @@
-/* The FUSE callbacks (ops.h). */
+/* What each call does, by mount path (ops.h). */
 #include "fs/ops.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,7 @@
 #include "fs/xattr.h"
 
 typedef struct handle {
+    int refs;          /* atomic: the open, and calls that borrowed it (ops_handle_hold) */
     int kind;          /* B2FS_PLAIN: fd; else node */
     int fd;
     b2fs_node *node;
@@ -49,7 +50,7 @@ static int resolve_existing(const char *path, b2fs_loc *loc)
     return r;
 }
 
-static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+int ops_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h) {
@@ -76,7 +77,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     return r;
 }
 
-static int op_readlink(const char *path, char *buf, size_t size)
+int ops_readlink(const char *path, char *buf, size_t size)
 {
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
@@ -90,11 +91,10 @@ static int op_readlink(const char *path, char *buf, size_t size)
     return r;
 }
 
-static void own(int dirfd, const char *name)
+static void own(int dirfd, const char *name, const b2fs_caller *who)
 {
-    struct fuse_context *cx = fuse_get_context();
-    if (cx && geteuid() == 0)
-        if (fchownat(dirfd, name, cx->uid, cx->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    if (who && geteuid() == 0)
+        if (fchownat(dirfd, name, who->uid, who->gid, AT_SYMLINK_NOFOLLOW) < 0)
             b2fs_log(LOG_WARNING, "chown of new %s: %s", name, strerror(errno));
 }
 
@@ -112,7 +112,7 @@ static int resolve_new(const char *path, b2fs_loc *loc)
     return 0;
 }
 
-static int op_mkdir(const char *path, mode_t mode)
+int ops_mkdir(const char *path, mode_t mode, const b2fs_caller *who)
 {
     b2fs_loc loc;
     int r = resolve_new(path, &loc);
@@ -120,44 +120,44 @@ static int op_mkdir(const char *path, mode_t mode)
         return r;
     r = mkdirat(loc.dirfd, loc.mname, mode) < 0 ? -errno : 0;
     if (!r)
-        own(loc.dirfd, loc.mname);
+        own(loc.dirfd, loc.mname, who);
     loc_done(&loc);
     return r;
 }
 
 /* A new frame for path (loc from resolve_new), with the directory defaults and the caller
  * as owner. -ENAMETOOLONG when the name leaves no room for the .b2frame suffix. */
-static int create_frame(const b2fs_loc *loc, const char *path, mode_t mode, b2fs_node **n)
+static int create_frame(const b2fs_loc *loc, const char *path, mode_t mode,
+                        const b2fs_caller *who, b2fs_node **n)
 {
     b2f_params p;
     b2fs_params_for_new(path, &p);
-    struct fuse_context *cx = fuse_get_context();
-    return file_create(loc, path, &p, mode, cx ? cx->uid : (uid_t)-1, cx ? cx->gid : (gid_t)-1,
-                       n);
+    return file_create(loc, path, &p, mode, who ? who->uid : (uid_t)-1,
+                       who ? who->gid : (gid_t)-1, n);
 }
 
 /* FIFOs, sockets and character and block devices are entries of BACKING as themselves;
  * a regular file made by mknod(2) is a new frame, as with creat(2) (a plain file when its
  * name leaves no room for the .b2frame suffix). */
-static int op_mknod(const char *path, mode_t mode, dev_t rdev)
+int ops_mknod(const char *path, mode_t mode, dev_t rdev, const b2fs_caller *who)
 {
     b2fs_loc loc;
     int r = resolve_new(path, &loc);
     if (r)
         return r;
     b2fs_node *n;
-    if (S_ISREG(mode) && (r = create_frame(&loc, path, mode, &n)) == 0)
+    if (S_ISREG(mode) && (r = create_frame(&loc, path, mode, who, &n)) == 0)
         node_put(n);
     if (!S_ISREG(mode) || r == -ENAMETOOLONG) {
         r = mknodat(loc.dirfd, loc.mname, mode, rdev) < 0 ? -errno : 0;
         if (!r)
-            own(loc.dirfd, loc.mname);
+            own(loc.dirfd, loc.mname, who);
     }
     loc_done(&loc);
     return b2fs_fuse_result(r);
 }
 
-static int op_symlink(const char *target, const char *path)
+int ops_symlink(const char *target, const char *path, const b2fs_caller *who)
 {
     b2fs_loc loc;
     int r = resolve_new(path, &loc);
@@ -165,12 +165,12 @@ static int op_symlink(const char *target, const char *path)
         return r;
     r = symlinkat(target, loc.dirfd, loc.mname) < 0 ? -errno : 0;
     if (!r)
-        own(loc.dirfd, loc.mname);
+        own(loc.dirfd, loc.mname, who);
     loc_done(&loc);
     return r;
 }
 
-static int op_unlink(const char *path)
+int ops_unlink(const char *path)
 {
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
@@ -184,7 +184,7 @@ static int op_unlink(const char *path)
     return r;
 }
 
-static int op_rmdir(const char *path)
+int ops_rmdir(const char *path)
 {
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
@@ -210,7 +210,7 @@ static void drop_aliases(int dirfd, const char *mname, const char *kept)
     }
 }
 
-static int op_rename(const char *from, const char *to, unsigned int flags)
+int ops_rename(const char *from, const char *to, unsigned int flags)
 {
     /* as a passthrough: no atomic exchange, and no whiteouts (they are overlayfs's) */
     if (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT))
@@ -248,7 +248,7 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     return r;
 }
 
-static int op_link(const char *from, const char *to)
+int ops_link(const char *from, const char *to)
 {
     b2fs_loc src, dst;
     int r = resolve_existing(from, &src);
@@ -266,15 +266,10 @@ static int op_link(const char *from, const char *to)
         r = -errno;
     loc_done(&src);
     loc_done(&dst);
-    /* the kernel keeps each name's attributes apart: the old name's link count (and
-     * ctime) changed too */
-    struct fuse_context *cx = fuse_get_context();
-    if (!r && cx && cx->fuse)
-        fuse_invalidate_path(cx->fuse, from);
     return r;
 }
 
-static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+int ops_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h && h->kind != B2FS_PLAIN)
@@ -292,7 +287,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
     return r;
 }
 
-static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+int ops_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h && h->kind != B2FS_PLAIN)
@@ -354,7 +349,7 @@ static int truncate_plain(int dirfd, const char *name, int fd, void *arg)
     return r;
 }
 
-static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+int ops_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
     if (size < 0)
         return -EINVAL;
@@ -362,12 +357,14 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     return b2fs_fuse_result(with_node(path, fi, truncate_node, &s, truncate_plain));
 }
 
-static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+int ops_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
     /* commit first, or the commit would overwrite the times being set (cp -p, tar) */
     handle *h = fh_of(fi);
     if (h && h->kind != B2FS_PLAIN)
         return b2fs_fuse_result(file_utimens(h->node, tv));
+    if (h)
+        return futimens(h->fd, tv) < 0 ? -errno : 0;
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
@@ -394,6 +391,7 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
     handle *h = calloc(1, sizeof *h);
     if (!h)
         return -ENOMEM;
+    h->refs = 1;
     h->kind = n->kind;
     h->fd = -1;
     h->node = n;
@@ -404,32 +402,33 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
 
 /* Opens (with O_CREAT: creates) the plain backing file name in dirfd for a handle. */
 static int open_plain(int dirfd, const char *name, int flags, mode_t mode,
-                      struct fuse_file_info *fi)
+                      const b2fs_caller *who, struct fuse_file_info *fi)
 {
     int fd = openat(dirfd, name, (flags & ~O_NOCTTY) | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return errno == ELOOP ? -EACCES : -errno;
     if (flags & O_CREAT)
-        own(dirfd, name);
+        own(dirfd, name, who);
     handle *h = calloc(1, sizeof *h);
     if (!h) {
         close(fd);
         return -ENOMEM;
     }
+    h->refs = 1;
     h->kind = B2FS_PLAIN;
     h->fd = fd;
     fi->fh = (uint64_t)(uintptr_t)h;
     return 0;
 }
 
-static int op_open(const char *path, struct fuse_file_info *fi)
+int ops_open(const char *path, struct fuse_file_info *fi)
 {
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
         return r;
     if (loc.kind == B2FS_PLAIN) {
-        r = open_plain(loc.dirfd, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, fi);
+        r = open_plain(loc.dirfd, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, NULL, fi);
         loc_done(&loc);
         return r;
     }
@@ -444,7 +443,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
     return b2fs_fuse_result(r);
 }
 
-static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi)
 {
     b2fs_loc loc;
     int r = loc_resolve(path, &loc);
@@ -454,17 +453,17 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
         loc_done(&loc);
         if (fi->flags & O_EXCL)
             return -EEXIST;
-        return op_open(path, fi);
+        return ops_open(path, fi);
     }
     if (name_is_temp(loc.mname)) {
         loc_done(&loc);
         return -EINVAL;
     }
     b2fs_node *n;
-    r = create_frame(&loc, path, mode, &n);
+    r = create_frame(&loc, path, mode, who, &n);
     if (r == -ENAMETOOLONG) {
         /* no room for the .b2frame suffix: a plain file, passed through uncompressed */
-        r = open_plain(loc.dirfd, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, fi);
+        r = open_plain(loc.dirfd, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
         loc_done(&loc);
         return r;
     }
@@ -478,7 +477,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     return b2fs_fuse_result(r);
 }
 
-static int op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+int ops_read(struct fuse_file_info *fi, char *buf, size_t size, off_t off)
 {
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN) {
@@ -498,8 +497,7 @@ static int fill_from_bufvec(void *ctx, void *dst, size_t len)
     return r < 0 ? (int)r : (size_t)r == len ? 0 : -EIO;
 }
 
-static int op_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
-                        struct fuse_file_info *fi)
+ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t off)
 {
     handle *h = fh_of(fi);
     size_t size = fuse_buf_size(buf);
@@ -508,18 +506,18 @@ static int op_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
         out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
         out.buf[0].fd = h->fd;
         out.buf[0].pos = off;
-        return (int)fuse_buf_copy(&out, buf, 0);
+        return fuse_buf_copy(&out, buf, 0);
     }
     return b2fs_fuse_result((int)file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,
                                             fill_from_bufvec, buf));
 }
 
-static int op_statfs(const char *path, struct statvfs *sv)
+int ops_statfs(struct statvfs *sv)
 {
     return fstatvfs(b2fs_cfg.rootfd, sv) < 0 ? -errno : 0;
 }
 
-static int op_flush(const char *path, struct fuse_file_info *fi)
+int ops_flush(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN)
@@ -527,72 +525,38 @@ static int op_flush(const char *path, struct fuse_file_info *fi)
     return b2fs_fuse_result(file_commit(h->node, 0));
 }
 
-static int op_release(const char *path, struct fuse_file_info *fi)
+void ops_handle_hold(uint64_t fh)
+{
+    __atomic_add_fetch(&((handle *)(uintptr_t)fh)->refs, 1, __ATOMIC_RELAXED);
+}
+
+void ops_handle_drop(uint64_t fh)
+{
+    handle *h = (handle *)(uintptr_t)fh;
+    if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (h->kind == B2FS_PLAIN)
+        close(h->fd);
+    else
+        node_put(h->node);
+    free(h);
+}
+
+int ops_release(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h->kind == B2FS_PLAIN) {
-        close(h->fd);
-    } else {
+    if (h->kind != B2FS_PLAIN)
         file_commit(h->node, 0); /* (a failure was logged; close(2) has returned) */
-        node_put(h->node);
-    }
-    free(h);
+    ops_handle_drop(fi->fh);
     return 0;
 }
 
-static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+int ops_fsync(struct fuse_file_info *fi, int datasync)
 {
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN)
         return (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? -errno : 0;
     return b2fs_fuse_result(file_commit(h->node, 1));
-}
-
-static int op_opendir(const char *path, struct fuse_file_info *fi)
-{
-    int fd = loc_open_dir(path);
-    if (fd < 0)
-        return fd;
-    fi->fh = (uint64_t)fd;
-    return 0;
-}
-
-struct fill_ctx {
-    void *buf;
-    fuse_fill_dir_t filler;
-};
-
-/* With use_ino, the inode number a listing shows is the one stat shows: the backing
- * entry's. */
-static int fill_one(void *p, const char *name, ino_t ino, unsigned char type)
-{
-    struct fill_ctx *fc = p;
-    struct stat st = {.st_ino = ino, .st_mode = type == DT_UNKNOWN ? 0 : DTTOIF(type)};
-    return fc->filler(fc->buf, name, &st, 0, 0);
-}
-
-static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
-                      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
-{
-    int fd = dup((int)fi->fh);
-    if (fd < 0)
-        return -errno;
-    lseek(fd, 0, SEEK_SET);
-    filler(buf, ".", NULL, 0, 0);
-    filler(buf, "..", NULL, 0, 0);
-    struct fill_ctx fc = {buf, filler};
-    return dir_list(fd, fill_one, &fc);
-}
-
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
-{
-    close((int)fi->fh);
-    return 0;
-}
-
-static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
-{
-    return fsync((int)fi->fh) < 0 ? -errno : 0;
 }
 
 struct falloc {
@@ -612,7 +576,7 @@ static int falloc_plain(int dirfd, const char *name, int fd, void *arg)
     return fallocate(fd, a->mode, a->off, a->len) < 0 ? -errno : 0;
 }
 
-static int op_fallocate(const char *path, int mode, off_t off, off_t len,
+int ops_fallocate(const char *path, int mode, off_t off, off_t len,
                         struct fuse_file_info *fi)
 {
     if (off < 0 || len <= 0)
@@ -621,7 +585,7 @@ static int op_fallocate(const char *path, int mode, off_t off, off_t len,
     return b2fs_fuse_result(with_node(path, fi, falloc_node, &a, falloc_plain));
 }
 
-static off_t op_lseek(const char *path, off_t off, int whence, struct fuse_file_info *fi)
+off_t ops_lseek(struct fuse_file_info *fi, off_t off, int whence)
 {
     handle *h = fh_of(fi);
     if (!h)
@@ -635,66 +599,23 @@ static off_t op_lseek(const char *path, off_t off, int whence, struct fuse_file_
     return file_seek(h->node, off, whence);
 }
 
-static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
 {
-    cfg->nullpath_ok = 1;
-    cfg->hard_remove = 1;
-    cfg->use_ino = 1; /* st_ino is the backing inode: hard links share it, remounts keep it */
-    cfg->entry_timeout = 1;
-    cfg->attr_timeout = 1;
-    cfg->negative_timeout = 0;
     if (conn->max_write < B2FS_IO_SIZE)
         conn->max_write = B2FS_IO_SIZE;
     conn->max_readahead = B2FS_IO_SIZE;
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();
-    node_table_init(commit_retire);
+    node_table_init(commit_retire, rekeyed);
     bcache_init(b2fs_cfg.cache_size);
     wpool_init(b2fs_cfg.nthreads);
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
-    return NULL;
 }
 
-static void op_destroy(void *data)
+void ops_unmount(void)
 {
     commit_all();
     wpool_shutdown();
     bcache_shutdown();
     b2fs_log(LOG_INFO, "unmounted %s", b2fs_cfg.backing);
 }
-
-const struct fuse_operations b2fs_ops = {
-    .getattr = op_getattr,
-    .readlink = op_readlink,
-    .mknod = op_mknod,
-    .mkdir = op_mkdir,
-    .unlink = op_unlink,
-    .rmdir = op_rmdir,
-    .symlink = op_symlink,
-    .rename = op_rename,
-    .link = op_link,
-    .chmod = op_chmod,
-    .chown = op_chown,
-    .truncate = op_truncate,
-    .open = op_open,
-    .read = op_read,
-    .write_buf = op_write_buf,
-    .statfs = op_statfs,
-    .flush = op_flush,
-    .release = op_release,
-    .fsync = op_fsync,
-    .setxattr = b2fs_setxattr,
-    .getxattr = b2fs_getxattr,
-    .listxattr = b2fs_listxattr,
-    .removexattr = b2fs_removexattr,
-    .opendir = op_opendir,
-    .readdir = op_readdir,
-    .releasedir = op_releasedir,
-    .fsyncdir = op_fsyncdir,
-    .init = op_init,
-    .destroy = op_destroy,
-    .create = op_create,
-    .utimens = op_utimens,
-    .fallocate = op_fallocate,
-    .lseek = op_lseek,
-};

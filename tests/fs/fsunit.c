@@ -30,7 +30,7 @@ void fsu_setup(size_t dirty_limit, int nthreads, size_t cache_size)
     b2fs_cfg.cache_size = cache_size;
     b2fs_cfg.dirty_limit = dirty_limit;
     b2fs_cfg.foreground = 1;
-    node_table_init(commit_retire);
+    node_table_init(commit_retire, NULL);
     bcache_init(cache_size);
     wpool_init(nthreads);
 }

@@ -1,0 +1,628 @@
+/* The kernel protocol: requests by inode id to calls by mount path (ll.h). */
+#include "fs/ll.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs/inode.h"
+#include "fs/ops.h"
+#include "fs/paths.h"
+#include "fs/xattr.h"
+
+/* Seconds the kernel may keep a name's inode and an inode's attributes. */
+#define TIMEOUT 1.0
+
+static void reply_result(fuse_req_t req, int r)
+{
+    fuse_reply_err(req, r < 0 ? -r : 0);
+}
+
+static b2fs_caller caller_of(fuse_req_t req)
+{
+    const struct fuse_ctx *cx = fuse_req_ctx(req);
+    b2fs_caller who = {cx->uid, cx->gid};
+    return who;
+}
+
+/* Answers a lookup (or a call that made name in parent) with the entry at path. */
+static void reply_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
+                        struct fuse_file_info *fi)
+{
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    int r = ops_getattr(path, &e.attr, fi);
+    if (r) {
+        reply_result(req, r);
+        return;
+    }
+    e.ino = inode_remember(parent, name, &e.attr);
+    if (e.ino && fi && inode_open_add(e.ino, fi->fh) != 0) {
+        inode_forget(e.ino, 1);
+        e.ino = 0;
+    }
+    if (!e.ino) {
+        if (fi)
+            ops_release(fi);
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    e.attr_timeout = e.entry_timeout = TIMEOUT;
+    int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
+    if (sent < 0) { /* interrupted: the kernel did not take the reference */
+        if (fi) {
+            inode_open_remove(e.ino, fi->fh);
+            ops_release(fi);
+        }
+        inode_forget(e.ino, 1);
+    }
+}
+
+static void ll_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    inode_table_init();
+    ops_mount(conn, inode_rekey);
+}
+
+static void ll_destroy(void *userdata)
+{
+    (void)userdata;
+    ops_unmount();
+    inode_table_free();
+}
+
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    char *path;
+    int r = inode_path(parent, name, &path);
+    if (r) {
+        reply_result(req, r);
+        return;
+    }
+    reply_entry(req, parent, name, path, NULL);
+    free(path);
+}
+
+static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    inode_forget(ino, nlookup);
+    fuse_reply_none(req);
+}
+
+static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    for (size_t i = 0; i < count; i++)
+        inode_forget(forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
+/* What a call on ino works on: its path, and the caller's open handle if any. A file
+ * with no name left (unlinked or replaced while open) is reached through an open
+ * handle: the caller's, or one borrowed from the inode. */
+typedef struct call_target {
+    char *path;
+    struct fuse_file_info *fi;
+    struct fuse_file_info borrowed;
+    int has_borrowed;
+} call_target;
+
+static int target_get(fuse_ino_t ino, struct fuse_file_info *fi, call_target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->fi = fi;
+    int r = inode_path(ino, NULL, &t->path);
+    if (r == 0 || fi)
+        return 0;
+    uint64_t fh;
+    if (inode_open_borrow(ino, ops_handle_hold, &fh) != 0)
+        return r;
+    t->borrowed.fh = fh;
+    t->fi = &t->borrowed;
+    t->has_borrowed = 1;
+    return 0;
+}
+
+static void target_put(call_target *t)
+{
+    free(t->path);
+    if (t->has_borrowed)
+        ops_handle_drop(t->borrowed.fh);
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    call_target t;
+    struct stat st;
+    int r = target_get(ino, fi, &t);
+    if (!r)
+        r = ops_getattr(t.path, &st, t.fi);
+    target_put(&t);
+    if (r)
+        reply_result(req, r);
+    else
+        fuse_reply_attr(req, &st, TIMEOUT);
+}
+
+static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                       struct fuse_file_info *fi)
+{
+    call_target t;
+    int r = target_get(ino, fi, &t);
+    const char *path = t.path;
+    fi = t.fi;
+    if (!r && (to_set & FUSE_SET_ATTR_MODE))
+        r = ops_chmod(path, attr->st_mode, fi);
+    if (!r && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+        r = ops_chown(path, to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
+                      to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1, fi);
+    if (!r && (to_set & FUSE_SET_ATTR_SIZE))
+        r = ops_truncate(path, attr->st_size, fi);
+    if (!r && (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+        struct timespec tv[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+            tv[0].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_ATIME)
+            tv[0] = attr->st_atim;
+        if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+            tv[1].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_MTIME)
+            tv[1] = attr->st_mtim;
+        r = ops_utimens(path, tv, fi);
+    }
+    struct stat st;
+    if (!r)
+        r = ops_getattr(path, &st, fi);
+    target_put(&t);
+    if (r)
+        reply_result(req, r);
+    else
+        fuse_reply_attr(req, &st, TIMEOUT);
+}
+
+static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    char *path, buf[PATH_MAX + 1];
+    int r = inode_path(ino, NULL, &path);
+    if (!r)
+        r = ops_readlink(path, buf, sizeof buf);
+    free(path);
+    if (r)
+        reply_result(req, r);
+    else
+        fuse_reply_readlink(req, buf);
+}
+
+/* What mknod, mkdir and symlink share: make the entry, then answer as a lookup. */
+enum make_kind { MAKE_NODE, MAKE_DIR, MAKE_SYMLINK };
+
+static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name, enum make_kind kind,
+                       mode_t mode, dev_t rdev, const char *target)
+{
+    char *path;
+    int r = inode_path(parent, name, &path);
+    if (r) {
+        reply_result(req, r);
+        return;
+    }
+    b2fs_caller who = caller_of(req);
+    if (kind == MAKE_NODE)
+        r = ops_mknod(path, mode, rdev, &who);
+    else if (kind == MAKE_DIR)
+        r = ops_mkdir(path, mode, &who);
+    else
+        r = ops_symlink(target, path, &who);
+    if (r)
+        reply_result(req, r);
+    else
+        reply_entry(req, parent, name, path, NULL);
+    free(path);
+}
+
+static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                     dev_t rdev)
+{
+    make_entry(req, parent, name, MAKE_NODE, mode, rdev, NULL);
+}
+
+static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    make_entry(req, parent, name, MAKE_DIR, mode, 0, NULL);
+}
+
+static void ll_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+{
+    make_entry(req, parent, name, MAKE_SYMLINK, 0, 0, target);
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int dir)
+{
+    char *path;
+    int r = inode_path(parent, name, &path);
+    if (!r)
+        r = dir ? ops_rmdir(path) : ops_unlink(path);
+    free(path);
+    if (!r)
+        inode_name_gone(parent, name);
+    reply_result(req, r);
+}
+
+static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_entry(req, parent, name, 0);
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_entry(req, parent, name, 1);
+}
+
+static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                      const char *newname, unsigned int flags)
+{
+    char *from = NULL, *to = NULL;
+    int r = inode_path(parent, name, &from);
+    if (!r)
+        r = inode_path(newparent, newname, &to);
+    if (!r)
+        r = ops_rename(from, to, flags);
+    free(from);
+    free(to);
+    if (!r)
+        inode_renamed(parent, name, newparent, newname);
+    reply_result(req, r);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+    char *from = NULL, *to = NULL;
+    int r = inode_path(ino, NULL, &from);
+    if (!r)
+        r = inode_path(newparent, newname, &to);
+    if (!r)
+        r = ops_link(from, to);
+    if (r)
+        reply_result(req, r);
+    else
+        reply_entry(req, newparent, newname, to, NULL);
+    free(from);
+    free(to);
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    char *path;
+    int r = inode_path(ino, NULL, &path);
+    if (!r)
+        r = ops_open(path, fi);
+    free(path);
+    if (!r && (r = inode_open_add(ino, fi->fh)) != 0)
+        ops_release(fi);
+    if (r) {
+        reply_result(req, r);
+    } else if (fuse_reply_open(req, fi) < 0) {
+        inode_open_remove(ino, fi->fh);
+        ops_release(fi);
+    }
+}
+
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                      struct fuse_file_info *fi)
+{
+    char *path;
+    int r = inode_path(parent, name, &path);
+    b2fs_caller who = caller_of(req);
+    if (!r)
+        r = ops_create(path, mode, &who, fi);
+    if (r)
+        reply_result(req, r);
+    else
+        reply_entry(req, parent, name, path, fi);
+    free(path);
+}
+
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)ino;
+    char *buf = malloc(size ? size : 1);
+    int r = buf ? ops_read(fi, buf, size, off) : -ENOMEM;
+    if (r < 0)
+        reply_result(req, r);
+    else
+        fuse_reply_buf(req, buf, (size_t)r);
+    free(buf);
+}
+
+static void ll_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+                         struct fuse_file_info *fi)
+{
+    (void)ino;
+    ssize_t r = ops_write_buf(fi, bufv, off);
+    if (r < 0)
+        reply_result(req, (int)r);
+    else
+        fuse_reply_write(req, (size_t)r);
+}
+
+static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    reply_result(req, ops_flush(fi));
+}
+
+static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    inode_open_remove(ino, fi->fh);
+    reply_result(req, ops_release(fi));
+}
+
+static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    (void)ino;
+    reply_result(req, ops_fsync(fi, datasync));
+}
+
+static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+                         struct fuse_file_info *fi)
+{
+    call_target t;
+    int r = target_get(ino, fi, &t);
+    if (!r)
+        r = ops_fallocate(t.path, mode, off, len, t.fi);
+    target_put(&t);
+    reply_result(req, r);
+}
+
+static void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+                     struct fuse_file_info *fi)
+{
+    (void)ino;
+    off_t r = ops_lseek(fi, off, whence);
+    if (r < 0)
+        reply_result(req, (int)r);
+    else
+        fuse_reply_lseek(req, r);
+}
+
+static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    struct statvfs sv;
+    int r = ops_statfs(&sv);
+    if (r)
+        reply_result(req, r);
+    else
+        fuse_reply_statfs(req, &sv);
+}
+
+/* A directory's entries as the mount shows them, taken when a listing starts. */
+typedef struct dir_entry {
+    ino_t ino;
+    unsigned char type;
+    char *name;
+} dir_entry;
+
+typedef struct dir_handle {
+    int fd;                 /* the backing directory, O_RDONLY */
+    dir_entry *entries;
+    size_t count, cap;
+} dir_handle;
+
+static dir_handle *dir_of(struct fuse_file_info *fi)
+{
+    return (dir_handle *)(uintptr_t)fi->fh;
+}
+
+static void dir_clear(dir_handle *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        free(d->entries[i].name);
+    d->count = 0;
+}
+
+static int dir_add(void *ctx, const char *name, ino_t ino, unsigned char type)
+{
+    dir_handle *d = ctx;
+    if (d->count == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        dir_entry *e = realloc(d->entries, cap * sizeof *e);
+        if (!e)
+            return -ENOMEM;
+        d->entries = e;
+        d->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return -ENOMEM;
+    d->entries[d->count++] = (dir_entry){ino, type, copy};
+    return 0;
+}
+
+static int dir_snapshot(dir_handle *d)
+{
+    dir_clear(d);
+    int fd = dup(d->fd);
+    if (fd < 0)
+        return -errno;
+    lseek(fd, 0, SEEK_SET);
+    /* (an entry with inode number 0 is skipped by readdir(3)) */
+    struct stat self, up;
+    if (fstat(fd, &self) < 0)
+        self.st_ino = 1;
+    if (fstatat(fd, "..", &up, 0) < 0)
+        up.st_ino = 1;
+    int r = dir_add(d, ".", self.st_ino, DT_DIR);
+    if (!r)
+        r = dir_add(d, "..", up.st_ino, DT_DIR);
+    if (!r)
+        r = dir_list(fd, dir_add, d);
+    else
+        close(fd);
+    return r;
+}
+
+static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    char *path;
+    int r = inode_path(ino, NULL, &path);
+    dir_handle *d = NULL;
+    if (!r)
+        r = loc_open_dir(path);
+    free(path);
+    if (r >= 0 && !(d = calloc(1, sizeof *d))) {
+        close(r);
+        r = -ENOMEM;
+    }
+    if (r < 0) {
+        reply_result(req, r);
+        return;
+    }
+    d->fd = r;
+    fi->fh = (uint64_t)(uintptr_t)d;
+    if (fuse_reply_open(req, fi) < 0) {
+        close(d->fd);
+        free(d);
+    }
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    (void)ino;
+    dir_handle *d = dir_of(fi);
+    int r = off == 0 ? dir_snapshot(d) : 0;
+    char *buf = r ? NULL : malloc(size ? size : 1);
+    if (!r && !buf)
+        r = -ENOMEM;
+    if (r) {
+        reply_result(req, r);
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = off < 0 ? d->count : (size_t)off; i < d->count; i++) {
+        dir_entry *e = &d->entries[i];
+        struct stat st = {.st_ino = e->ino,
+                          .st_mode = e->type == DT_UNKNOWN ? 0 : DTTOIF(e->type)};
+        size_t len = fuse_add_direntry(req, buf + used, size - used, e->name, &st, (off_t)i + 1);
+        if (len > size - used)
+            break;
+        used += len;
+    }
+    fuse_reply_buf(req, buf, used);
+    free(buf);
+}
+
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    dir_handle *d = dir_of(fi);
+    dir_clear(d);
+    free(d->entries);
+    close(d->fd);
+    free(d);
+    fuse_reply_err(req, 0);
+}
+
+static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    (void)ino;
+    (void)datasync;
+    reply_result(req, fsync(dir_of(fi)->fd) < 0 ? -errno : 0);
+}
+
+static void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                        size_t size, int flags)
+{
+    char *path;
+    int r = inode_path(ino, NULL, &path);
+    if (!r)
+        r = b2fs_setxattr(path, name, value, size, flags);
+    free(path);
+    reply_result(req, r);
+}
+
+/* getxattr and listxattr: size 0 asks for the size, else for the value. */
+static void reply_sized(fuse_req_t req, int r, const char *buf, size_t size)
+{
+    if (r < 0)
+        reply_result(req, r);
+    else if (!size)
+        fuse_reply_xattr(req, (size_t)r);
+    else
+        fuse_reply_buf(req, buf, (size_t)r);
+}
+
+/* getxattr (name) and listxattr (name NULL). */
+static void read_xattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    char *path, *buf = NULL;
+    int r = inode_path(ino, NULL, &path);
+    if (!r && size && !(buf = malloc(size)))
+        r = -ENOMEM;
+    if (!r)
+        r = name ? b2fs_getxattr(path, name, buf, size) : b2fs_listxattr(path, buf, size);
+    free(path);
+    reply_sized(req, r, buf, size);
+    free(buf);
+}
+
+static void ll_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    read_xattr(req, ino, name, size);
+}
+
+static void ll_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    read_xattr(req, ino, NULL, size);
+}
+
+static void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    char *path;
+    int r = inode_path(ino, NULL, &path);
+    if (!r)
+        r = b2fs_removexattr(path, name);
+    free(path);
+    reply_result(req, r);
+}
+
+const struct fuse_lowlevel_ops b2fs_ll_ops = {
+    .init = ll_init,
+    .destroy = ll_destroy,
+    .lookup = ll_lookup,
+    .forget = ll_forget,
+    .forget_multi = ll_forget_multi,
+    .getattr = ll_getattr,
+    .setattr = ll_setattr,
+    .readlink = ll_readlink,
+    .mknod = ll_mknod,
+    .mkdir = ll_mkdir,
+    .symlink = ll_symlink,
+    .unlink = ll_unlink,
+    .rmdir = ll_rmdir,
+    .rename = ll_rename,
+    .link = ll_link,
+    .open = ll_open,
+    .create = ll_create,
+    .read = ll_read,
+    .write_buf = ll_write_buf,
+    .flush = ll_flush,
+    .release = ll_release,
+    .fsync = ll_fsync,
+    .fallocate = ll_fallocate,
+    .lseek = ll_lseek,
+    .statfs = ll_statfs,
+    .opendir = ll_opendir,
+    .readdir = ll_readdir,
+    .releasedir = ll_releasedir,
+    .fsyncdir = ll_fsyncdir,
+    .setxattr = ll_setxattr,
+    .getxattr = ll_getxattr,
+    .listxattr = ll_listxattr,
+    .removexattr = ll_removexattr,
+};
