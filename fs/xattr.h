@@ -1,12 +1,14 @@
-/* fs/xattr: the extended-attribute callbacks. user.blosc2.* describe a frame (read only:
- * nbytes, cbytes, cratio, nchunks, blocksize, splitmode, meta.NAME; read/write: codec,
- * clevel, filters, typesize, chunksize, vlmeta.NAME). On a directory the five codec
+/* fs/xattr: the extended-attribute calls, by mount path (fs/ll makes them).
+ * user.blosc2.* describe a frame (read only: nbytes, cbytes, cratio, nchunks, blocksize,
+ * splitmode, meta.NAME (meta.b2nd as JSON), b2nd.shape/chunkshape/blockshape/dtype of an
+ * array frame; read/write: codec, clevel, filters, typesize, chunksize,
+ * vlmeta.NAME). On a directory the five codec
  * parameters are the defaults for new files below it, kept in user.b2fs.* attributes of
  * the backing directory (hidden in the mount). Other user.* attributes are passed to the
  * backing file.
  *
- * Owns: no state. Part of the FUSE boundary: the four callbacks map their results to
- * errno (fs/errmap). Takes n->lock itself (read to list or pass through on a frame's fd,
+ * Owns: no state. Part of the FUSE boundary: the four calls map their results to errno
+ * (fs/errmap). Takes n->lock itself (read to list or pass through on a frame's fd,
  * write to read or change user.blosc2.*). Calls: fs/commit, fs/write, fs/node, fs/paths,
  * fs/options, fs/errmap, frame/. */
 #ifndef B2FS_XATTR_H
