@@ -11,7 +11,8 @@ static const char info_usage[] =
     "Usage: b2frame info [--json] [--chunks] FILE...\n"
     "Shows what FILE holds (a Blosc2 frame, a Bloscpack file or a single Blosc chunk):\n"
     "codec, clevel, filters, typesize, chunksize, blocksize, chunk counts, sizes in bytes,\n"
-    "compression ratio, and metalayers and vlmetalayers (meta.NAME, vlmeta.NAME: size\n"
+    "compression ratio, an array's shape, chunk and block shapes and dtype (b2nd.*, from\n"
+    "its b2nd metalayer), and metalayers and vlmetalayers (meta.NAME, vlmeta.NAME: size\n"
     "and content, as text when printable, else hex). --json prints one JSON object per\n"
     "file, with whole metalayer contents in hex. --chunks (-c) adds one line per chunk:\n"
     "its offset in the contents, nbytes, cbytes, blocksize and special kind (zeros, nan,\n"
@@ -210,6 +211,38 @@ static double ratio(const b2f_stat *st)
     return st->cbytes > 0 ? (double)st->nbytes / (double)st->cbytes : 0.0;
 }
 
+/* The array an N-dimensional frame holds (its b2nd metalayer): one line a property, or
+ * a "b2nd" object in JSON. Nothing for a frame without one. */
+static void show_nd(const bt_input *in, int json)
+{
+    static const char *const props[] = {"shape", "chunkshape", "blockshape", "dtype"};
+    b2f_ndinfo nd;
+    char err[160] = "", text[300];
+    if (!in->frame)
+        return;
+    int rc = b2f_nd_of(in->frame, &nd, err, sizeof err);
+    if (rc == B2F_ENOTFOUND)
+        return;
+    if (rc < 0) {
+        bt_error(in->path, "b2nd metalayer: %s", err[0] ? err : b2f_strerror(rc));
+        return;
+    }
+    if (json)
+        fputs(", \"b2nd\": {", stdout);
+    for (int k = 0; k < 4; k++) {
+        if (b2f_nd_format(&nd, k, text, sizeof text) < 0)
+            continue;
+        if (json) {
+            printf("%s\"%s\": ", k ? ", " : "", props[k]);
+            put_json_string(text, strlen(text));
+        } else {
+            printf("b2nd.%s: %s\n", props[k], text);
+        }
+    }
+    if (json)
+        putchar('}');
+}
+
 static int info_text(const bt_input *in, int chunks)
 {
     summary s;
@@ -242,6 +275,7 @@ static int info_text(const bt_input *in, int chunks)
         printf("metalayers: %d\n", st->nmeta);
         printf("vlmetalayers: %d\n", st->nvlmeta);
     }
+    show_nd(in, 0);
     if (bt_list_meta(in) < 0 || (chunks && show_chunks(in, 0) < 0))
         return BT_FAIL;
     return BT_OK;
@@ -267,6 +301,7 @@ static int info_json(const bt_input *in, int chunks)
            (long long)st->nbytes, (long long)st->cbytes, (long long)st->file_len, ratio(st));
     if (st->kind == B2F_KIND_FRAME)
         printf(", \"dead_bytes\": %lld", (long long)s.dead);
+    show_nd(in, 1);
     fputs(", \"metalayers\": [", stdout);
     int rc = bt_each_meta(in, 0, show_json_meta);
     fputs("], \"vlmetalayers\": [", stdout);

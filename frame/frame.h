@@ -241,4 +241,30 @@ int b2f_vlmeta_delete(b2_frame *f, const char *name);
  * on past a failing one and returns the first error, else 0. */
 int b2f_vlmeta_copy(b2_frame *from, b2_frame *to);
 
+/* ---- the b2nd metalayer of an N-dimensional array (C-Blosc2's b2nd API; "caterva" in
+ * older files): version, ndim, shape, chunkshape, blockshape and, in the 7-field layout,
+ * the dtype format (0: NumPy) and text (the 5-field layout of older files has neither). Every count and size is checked: ndim 0..8, no
+ * negative dimension, blocks within chunks, item counts that fit. ---- */
+
+#define B2F_ND_MAX 8
+typedef struct b2f_ndinfo {
+    int version;
+    int ndim;
+    int64_t shape[B2F_ND_MAX];
+    int32_t chunkshape[B2F_ND_MAX];
+    int32_t blockshape[B2F_ND_MAX];
+    int dtype_format;       /* -1: the metalayer has no dtype (older layout) */
+    char dtype[256];        /* NumPy descr text, e.g. "<i4" ("" without one) */
+    uint64_t items;         /* product of shape */
+} b2f_ndinfo;
+
+/* Parses a metalayer's value. 0, or B2F_EMETA with the reason in err. */
+int b2f_nd_parse(const uint8_t *meta, size_t len, b2f_ndinfo *nd, char *err, size_t errlen);
+/* The frame's "b2nd" (else "caterva") metalayer: 0, B2F_ENOTFOUND, B2F_EMETA. */
+int b2f_nd_of(b2_frame *f, b2f_ndinfo *nd, char *err, size_t errlen);
+/* One property as text: dimensions joined by commas ("1000,700"), or the dtype. 0, or
+ * B2F_ERANGE when cap is too small. */
+enum { B2F_ND_SHAPE, B2F_ND_CHUNKSHAPE, B2F_ND_BLOCKSHAPE, B2F_ND_DTYPE };
+int b2f_nd_format(const b2f_ndinfo *nd, int what, char *out, size_t cap);
+
 #endif

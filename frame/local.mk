@@ -22,6 +22,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/tail.c \
 	frame/rechunk.c \
 	frame/meta.c \
+	frame/b2nd.c \
 	frame/malloc_policy.c \
 	frame/tempname.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

@@ -129,6 +129,50 @@ static const char *split_name(int s)
     }
 }
 
+static const char *const nd_props[] = {"b2nd.shape", "b2nd.chunkshape", "b2nd.blockshape",
+                                       "b2nd.dtype"};
+
+/* The b2nd metalayer as JSON text (getfattr would show its msgpack as base64). */
+static int nd_json(const b2f_ndinfo *nd, char *out, size_t cap)
+{
+    char dims[3][200];
+    for (int k = 0; k < 3; k++)
+        if (b2f_nd_format(nd, k, dims[k], sizeof dims[k]) < 0)
+            return -ERANGE;
+    char dtype[2 * sizeof nd->dtype];
+    size_t d = 0;
+    for (const char *c = nd->dtype; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            dtype[d++] = '\\';
+        dtype[d++] = (unsigned char)*c < 0x20 ? '?' : *c;
+    }
+    dtype[d] = 0;
+    int len = snprintf(out, cap,
+                       "{\"version\": %d, \"ndim\": %d, \"shape\": [%s], \"chunkshape\": [%s], "
+                       "\"blockshape\": [%s], \"dtype_format\": %d, \"dtype\": \"%s\"}",
+                       nd->version, nd->ndim, dims[0], dims[1], dims[2], nd->dtype_format, dtype);
+    return len < 0 || (size_t)len >= cap ? -ERANGE : len;
+}
+
+/* user.blosc2.b2nd.* and meta.b2nd (meta.caterva) of an array frame: the length of the
+ * value, -ENODATA when key is none of them or the frame has no readable b2nd metalayer. */
+static int nd_get(b2fs_node *n, const char *key, char *value, size_t size)
+{
+    int which = -1;
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(key, nd_props[k]))
+            which = k;
+    int meta = !strcmp(key, "meta.b2nd") || !strcmp(key, "meta.caterva");
+    b2f_ndinfo nd;
+    char text[1200];
+    if ((which < 0 && !meta) || b2f_nd_of(n->frame, &nd, NULL, 0) < 0)
+        return -ENODATA;
+    int len = which >= 0 ? (b2f_nd_format(&nd, which, text, sizeof text) < 0 ? -ERANGE
+                                                                            : (int)strlen(text))
+                         : nd_json(&nd, text, sizeof text);
+    return len < 0 ? len : put_text(value, size, text, (size_t)len);
+}
+
 static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
 {
     char text[64];
@@ -136,6 +180,9 @@ static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
     if (!n->frame)
         return -EIO;
     b2f_stat_get(n->frame, &fs);
+    int nr = nd_get(n, key, value, size);
+    if (nr != -ENODATA)
+        return nr;
     if (!strncmp(key, "meta.", 5)) {
         const uint8_t *v;
         size_t len;
@@ -242,6 +289,10 @@ static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
         ADD(PREFIX "%s", ro_names[i]);
     if (!n->frame)
         return 0;
+    b2f_ndinfo nd;
+    if (b2f_nd_of(n->frame, &nd, NULL, 0) == 0)
+        for (int i = 0; i < 4; i++)
+            ADD(PREFIX "%s", nd_props[i]);
     for (int i = 0; i < b2f_meta_count(n->frame); i++)
         ADD(PREFIX "meta.%s", b2f_meta_name(n->frame, i));
     for (int i = 0; i < b2f_vlmeta_count(n->frame); i++)

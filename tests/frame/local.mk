@@ -32,3 +32,10 @@ UNIT_TESTS += tests/frame/test_frame_layouts
 tests_frame_test_frame_layouts_SOURCES = tests/frame/test_frame_layouts.c
 tests_frame_test_frame_layouts_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_frame_test_frame_layouts_LDADD = $(FRAME_LIBS) $(TEST_LIBS)
+# the b2nd metalayer of array frames
+check_PROGRAMS += tests/frame/test_b2nd
+TESTS += tests/frame/test_b2nd
+UNIT_TESTS += tests/frame/test_b2nd
+tests_frame_test_b2nd_SOURCES = tests/frame/test_b2nd.c
+tests_frame_test_b2nd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_frame_test_b2nd_LDADD = $(FRAME_LIBS) $(TEST_LIBS)

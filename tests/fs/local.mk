@@ -38,6 +38,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_rechunk.sh \
 	tests/fs/mount_threads.sh \
 	tests/fs/mount_posix.sh \
-	tests/fs/mount_copytree.sh
+	tests/fs/mount_copytree.sh \
+	tests/fs/mount_b2nd.sh
 TESTS += $(FS_MOUNT_TESTS)
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py tests/fs/tree_compare.py
