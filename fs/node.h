@@ -22,7 +22,8 @@
  *   n->job_lock       compression jobs' completion; under n->lock or alone (workers).
  *   table_lock        the table, the idle list, refs, dev/ino; under any of the above
  *                     or alone. Never wait for a node lock while holding it.
- *   leaf locks        block cache, worker queue, chunk image pool: nothing under them.
+ *   leaf locks        block cache, worker queue, chunk image pool, inode table (the
+ *                     rekey hook takes it under table_lock): nothing under them.
  * Fields marked "atomic" are read and written with __atomic builtins only.
  *
  * Calls: frame/ (open, refresh, close), fs/paths, fs/backing, fs/options, fs/log. */
