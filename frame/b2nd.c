@@ -1,4 +1,7 @@
-/* The b2nd metalayer: what an N-dimensional array frame says of its shape (frame.h). */
+/* The b2nd metalayer: what an N-dimensional array frame says of its shape (frame.h).
+ * Read by a walk that checks each marker and length before use, for the reason
+ * msgsec.c gives (msgpack-c's unpacker allocates what a hostile count declares).
+ * Calls: fio.c, meta.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -87,13 +90,6 @@ static int mp_str(mp_reader *m, const uint8_t **s, uint32_t *slen)
     return 0;
 }
 
-#define FAIL(...)                                                                            \
-    do {                                                                                     \
-        if (errlen)                                                                          \
-            snprintf(err, errlen, __VA_ARGS__);                                              \
-        return B2F_EMETA;                                                                    \
-    } while (0)
-
 /* One of the three shape arrays: ndim integers, each in [lo, hi]. */
 static int read_dims(mp_reader *m, int ndim, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -114,38 +110,39 @@ int b2f_nd_parse(const uint8_t *meta, size_t len, b2f_ndinfo *nd, char *err, siz
     uint32_t fields;
     int64_t v;
     if (mp_array(&m, &fields) || fields < 5 || fields > 7)
-        FAIL("not an array of 5 to 7 fields");
+        return b2f_fail(err, errlen, B2F_EMETA, "not an array of 5 to 7 fields");
     if (mp_int(&m, &v) || v < 0 || v > 127)
-        FAIL("bad version");
+        return b2f_fail(err, errlen, B2F_EMETA, "bad version");
     nd->version = (int)v;
     if (mp_int(&m, &v) || v < 0 || v > B2F_ND_MAX)
-        FAIL("ndim not in 0..%d", B2F_ND_MAX);
+        return b2f_fail(err, errlen, B2F_EMETA, "ndim not in 0..%d", B2F_ND_MAX);
     nd->ndim = (int)v;
     int64_t chunk[B2F_ND_MAX], block[B2F_ND_MAX];
     if (read_dims(&m, nd->ndim, 0, INT64_MAX, nd->shape))
-        FAIL("bad shape");
+        return b2f_fail(err, errlen, B2F_EMETA, "bad shape");
     if (read_dims(&m, nd->ndim, 0, INT32_MAX, chunk))
-        FAIL("bad chunkshape");
+        return b2f_fail(err, errlen, B2F_EMETA, "bad chunkshape");
     if (read_dims(&m, nd->ndim, 0, INT32_MAX, block))
-        FAIL("bad blockshape");
+        return b2f_fail(err, errlen, B2F_EMETA, "bad blockshape");
     for (int i = 0; i < nd->ndim; i++) {
         /* an empty dimension may have empty chunks; else chunks and blocks hold items */
         if ((nd->shape[i] && (chunk[i] < 1 || block[i] < 1)) || block[i] > chunk[i])
-            FAIL("dimension %d: shape %lld, chunk %lld, block %lld do not go together", i,
-                 (long long)nd->shape[i], (long long)chunk[i], (long long)block[i]);
+            return b2f_fail(err, errlen, B2F_EMETA,
+                            "dimension %d: shape %lld, chunk %lld, block %lld do not go together",
+                            i, (long long)nd->shape[i], (long long)chunk[i], (long long)block[i]);
         nd->chunkshape[i] = (int32_t)chunk[i];
         nd->blockshape[i] = (int32_t)block[i];
     }
     if (fields >= 6) {
         if (mp_int(&m, &v) || v < 0 || v > 127)
-            FAIL("bad dtype format");
+            return b2f_fail(err, errlen, B2F_EMETA, "bad dtype format");
         nd->dtype_format = (int)v;
     }
     if (fields == 7) {
         const uint8_t *s;
         uint32_t sl;
         if (mp_str(&m, &s, &sl) || sl >= sizeof nd->dtype || memchr(s, 0, sl))
-            FAIL("bad dtype");
+            return b2f_fail(err, errlen, B2F_EMETA, "bad dtype");
         memcpy(nd->dtype, s, sl);
         nd->dtype[sl] = 0;
     }
@@ -153,10 +150,10 @@ int b2f_nd_parse(const uint8_t *meta, size_t len, b2f_ndinfo *nd, char *err, siz
     uint64_t items = 1, citems = 1;
     for (int i = 0; i < nd->ndim; i++) {
         if (nd->shape[i] && items > UINT64_MAX / (uint64_t)nd->shape[i])
-            FAIL("shape too large");
+            return b2f_fail(err, errlen, B2F_EMETA, "shape too large");
         items *= (uint64_t)nd->shape[i];
         if (nd->chunkshape[i] && citems > (uint64_t)INT32_MAX / (uint64_t)nd->chunkshape[i])
-            FAIL("chunkshape too large");
+            return b2f_fail(err, errlen, B2F_EMETA, "chunkshape too large");
         citems *= (uint64_t)nd->chunkshape[i];
     }
     nd->items = items;

@@ -32,7 +32,8 @@ static int serve(struct fuse_args *args)
         if (lc) {
             fuse_loop_cfg_set_clone_fd(lc, (unsigned)o.clone_fd);
             /* (libfuse 3.14 warns when the idle thread count is left unset) */
-            fuse_loop_cfg_set_idle_threads(lc, o.max_idle_threads == UINT_MAX ? 10 : o.max_idle_threads);
+            fuse_loop_cfg_set_idle_threads(lc, o.max_idle_threads == UINT_MAX
+                                                    ? 10 : o.max_idle_threads);
             fuse_loop_cfg_set_max_threads(lc, o.max_threads);
             r = fuse_session_loop_mt(se, lc);
             fuse_loop_cfg_destroy(lc);
