@@ -2,10 +2,15 @@
  * Read by a walk that checks each marker and length before use, for the reason
  * msgsec.c gives (msgpack-c's unpacker allocates what a hostile count declares).
  * Calls: fio.c, meta.c. */
+#include <msgpack.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "frame/frame_int.h"
+
+/* Default sizes of new arrays' blocks and chunks (b2f_nd_choose_shapes). */
+#define ND_BLOCK_BYTES ((uint64_t)32 << 10)
+#define ND_CHUNK_BYTES ((uint64_t)4 << 20)
 
 /* A checked msgpack reader for the few types the metalayer uses. */
 typedef struct mp_reader {
@@ -191,4 +196,152 @@ int b2f_nd_format(const b2f_ndinfo *nd, int what, char *out, size_t cap)
         used += (size_t)n;
     }
     return 0;
+}
+
+int b2f_nd_serialize(const b2f_ndinfo *nd, uint8_t *out, size_t cap)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 7);
+    msgpack_pack_int(&pk, 0);
+    msgpack_pack_int(&pk, nd->ndim);
+    msgpack_pack_array(&pk, (size_t)nd->ndim);
+    for (int i = 0; i < nd->ndim; i++)
+        msgpack_pack_fix_int64(&pk, nd->shape[i]);
+    msgpack_pack_array(&pk, (size_t)nd->ndim);
+    for (int i = 0; i < nd->ndim; i++)
+        msgpack_pack_fix_int32(&pk, nd->chunkshape[i]);
+    msgpack_pack_array(&pk, (size_t)nd->ndim);
+    for (int i = 0; i < nd->ndim; i++)
+        msgpack_pack_fix_int32(&pk, nd->blockshape[i]);
+    msgpack_pack_int(&pk, 0);
+    /* the dtype as str 32 whatever its length, as C-Blosc2's reader expects */
+    uint8_t str32[5] = {0xdb};
+    size_t dlen = strlen(nd->dtype);
+    b2f_be_put(str32 + 1, dlen, 4);
+    msgpack_sbuffer_write(&sb, (const char *)str32, sizeof str32);
+    msgpack_sbuffer_write(&sb, nd->dtype, dlen);
+    int r = sb.size <= cap ? (int)sb.size : B2F_ERANGE;
+    if (r > 0)
+        memcpy(out, sb.data, sb.size);
+    msgpack_sbuffer_destroy(&sb);
+    return r;
+}
+
+int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize)
+{
+    memset(m, 0, sizeof *m);
+    if (itemsize < 1)
+        return B2F_EMETA;
+    m->ndim = nd->ndim;
+    m->itemsize = itemsize;
+    m->inner = -1;
+    uint64_t items = 1, chunks = 1, block_items = 1, chunk_items = 1, blocks = 1;
+    for (int i = nd->ndim - 1; i >= 0; i--) {
+        int64_t cs = nd->chunkshape[i], bs = nd->blockshape[i];
+        m->shape[i] = nd->shape[i];
+        m->chunkshape[i] = cs;
+        m->blockshape[i] = bs;
+        m->item_stride[i] = items;
+        m->chunk_stride[i] = chunks;
+        m->block_stride[i] = blocks;
+        m->in_block_stride[i] = block_items;
+        if (m->inner < 0 && bs != nd->shape[i])
+            m->inner = i;
+        if (!nd->shape[i] || !cs || !bs) {
+            items = 0;
+            continue;
+        }
+        /* each factor is below 2^31 and every product is checked against it */
+        uint64_t nblk = ((uint64_t)cs + (uint64_t)bs - 1) / (uint64_t)bs;
+        items *= (uint64_t)nd->shape[i];
+        chunks *= ((uint64_t)nd->shape[i] + (uint64_t)cs - 1) / (uint64_t)cs;
+        blocks *= nblk;
+        block_items *= (uint64_t)bs;
+        chunk_items *= nblk * (uint64_t)bs;
+        if (chunk_items * (uint64_t)itemsize > INT32_MAX || chunks > ((uint64_t)1 << 40))
+            return B2F_EMETA;
+    }
+    if (items != nd->items && nd->ndim > 0 && items)
+        return B2F_EMETA;
+    m->items = items;
+    m->nchunks = items ? (int64_t)chunks : 0;
+    m->block_items = block_items;
+    m->chunk_bytes = (int32_t)(chunk_items * (uint64_t)itemsize);
+    return 0;
+}
+
+void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_t *offset,
+                      uint64_t *run)
+{
+    uint64_t c = 0, blk = 0, in_block = 0, rest = item;
+    int64_t x[B2F_ND_MAX];
+    for (int i = m->ndim - 1; i >= 0; i--) {
+        x[i] = (int64_t)(rest % (uint64_t)m->shape[i]);
+        rest /= (uint64_t)m->shape[i];
+        int64_t within = x[i] % m->chunkshape[i];
+        c += (uint64_t)(x[i] / m->chunkshape[i]) * m->chunk_stride[i];
+        blk += (uint64_t)(within / m->blockshape[i]) * m->block_stride[i];
+        in_block += (uint64_t)(within % m->blockshape[i]) * m->in_block_stride[i];
+    }
+    *chunk = (int64_t)c;
+    *offset = (uint32_t)((blk * m->block_items + in_block) * (uint64_t)m->itemsize);
+    int k = m->inner;
+    if (k < 0) {
+        *run = m->items - item;
+        return;
+    }
+    int64_t cstart = x[k] - x[k] % m->chunkshape[k];
+    int64_t bstart = cstart + (x[k] - cstart) / m->blockshape[k] * m->blockshape[k];
+    int64_t bend = bstart + m->blockshape[k];
+    if (bend > cstart + m->chunkshape[k])
+        bend = cstart + m->chunkshape[k];
+    if (bend > m->shape[k])
+        bend = m->shape[k];
+    *run = (uint64_t)(bend - x[k]) * m->item_stride[k] - item % m->item_stride[k];
+}
+
+/* The largest part of maxshape, filling dimensions from the last, of at most nitems
+ * items and made of whole parts of minpart (NULL: single items). */
+static void partition(int ndim, const int64_t *maxshape, const int64_t *minpart,
+                      uint64_t nitems, int64_t *out)
+{
+    uint64_t size = 1;
+    for (int i = 0; i < ndim; i++)
+        size *= minpart ? (uint64_t)minpart[i] : 1;
+    for (int i = 0; i < ndim; i++)
+        out[i] = minpart ? minpart[i] : 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        uint64_t m = minpart ? (uint64_t)minpart[i] : 1;
+        uint64_t whole = ((uint64_t)maxshape[i] + m - 1) / m; /* parts of m across dim i */
+        if (size * whole <= nitems) {
+            out[i] = (int64_t)(whole * m);
+            size *= whole;
+            continue;
+        }
+        uint64_t k = nitems / size;
+        if (k > 1)
+            out[i] = (int64_t)(k * m);
+        break;
+    }
+}
+
+void b2f_nd_choose_shapes(b2f_ndinfo *nd, int itemsize)
+{
+    int64_t shape[B2F_ND_MAX], block[B2F_ND_MAX], chunk[B2F_ND_MAX];
+    for (int i = 0; i < nd->ndim; i++)
+        shape[i] = nd->shape[i] > 0 ? nd->shape[i] : 1;
+    uint64_t isz = itemsize > 0 ? (uint64_t)itemsize : 1;
+    partition(nd->ndim, shape, NULL, ND_BLOCK_BYTES / isz ? ND_BLOCK_BYTES / isz : 1, block);
+    partition(nd->ndim, shape, block, ND_CHUNK_BYTES / isz ? ND_CHUNK_BYTES / isz : 1, chunk);
+    for (int i = 0; i < nd->ndim; i++) {
+        if (chunk[i] > shape[i])
+            chunk[i] = shape[i];
+        if (block[i] > chunk[i])
+            block[i] = chunk[i];
+        nd->chunkshape[i] = (int32_t)chunk[i];
+        nd->blockshape[i] = (int32_t)block[i];
+    }
 }

@@ -112,3 +112,19 @@ void b2f_be_put(uint8_t *p, uint64_t v, int n)
         v >>= 8;
     }
 }
+
+uint64_t b2f_le_get(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+void b2f_le_put(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}

@@ -266,5 +266,84 @@ int b2f_nd_of(b2_frame *f, b2f_ndinfo *nd, char *err, size_t errlen);
  * B2F_ERANGE when cap is too small. */
 enum { B2F_ND_SHAPE, B2F_ND_CHUNKSHAPE, B2F_ND_BLOCKSHAPE, B2F_ND_DTYPE };
 int b2f_nd_format(const b2f_ndinfo *nd, int what, char *out, size_t cap);
+/* The metalayer's value for nd (version 0, 7 fields, dtype format 0) laid out as C-Blosc2
+ * writes it: its reader takes the integers at fixed widths. Returns the length, or
+ * B2F_ERANGE when cap is too small. */
+int b2f_nd_serialize(const b2f_ndinfo *nd, uint8_t *out, size_t cap);
+/* Chunk and block shapes for an array of nd->shape with items of itemsize bytes, as
+ * python-blosc2 chooses them by default (chunks near the last-level cache, blocks near
+ * L2). Fills nd->chunkshape and nd->blockshape. */
+void b2f_nd_choose_shapes(b2f_ndinfo *nd, int itemsize);
+
+/* Where the items of an array lie in its chunks. A chunk holds the items of its
+ * chunkshape padded up to whole blocks, block after block in C order, each block's
+ * items in C order; chunks are numbered in C order of the chunk grid. */
+typedef struct b2f_ndmap {
+    int ndim, itemsize;
+    int inner;                          /* dims after it are whole in one block: a run
+                                         * of items continues across them */
+    int64_t shape[B2F_ND_MAX];
+    int64_t chunkshape[B2F_ND_MAX], blockshape[B2F_ND_MAX];
+    uint64_t item_stride[B2F_ND_MAX];   /* of the array, in items */
+    uint64_t chunk_stride[B2F_ND_MAX];  /* of the chunk grid, in chunks */
+    uint64_t block_stride[B2F_ND_MAX];  /* of a chunk's block grid, in blocks */
+    uint64_t in_block_stride[B2F_ND_MAX]; /* of a block, in items */
+    uint64_t block_items, items;
+    int64_t nchunks;
+    int32_t chunk_bytes;                /* the contents of a chunk, padding included */
+} b2f_ndmap;
+/* 0, or B2F_EMETA when the array's chunks cannot be laid out (more than fits an int32). */
+int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize);
+/* Item number item (C order, < m->items): its chunk, its byte offset in the chunk's
+ * contents, and how many items from it on follow it there in the same order. */
+void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_t *offset,
+                      uint64_t *run);
+
+/* Calls fn for each run of items that chunk c holds, in C order of the array: the first
+ * item's number, its byte offset in the chunk, the count. Stops at a negative return. */
+typedef int (*b2f_nd_run_fn)(void *ctx, uint64_t item, uint32_t offset, uint64_t n);
+int b2f_ndmap_chunk_runs(const b2f_ndmap *m, int64_t c, b2f_nd_run_fn fn, void *ctx);
+/* Reads len bytes of an array's items in C order, from byte off of them: 0 or a code. */
+typedef int (*b2f_item_reader)(void *ctx, void *buf, size_t len, uint64_t off);
+/* Writes into the empty file out_fd a new array frame of nd (shapes set) whose items come
+ * from read, with the codec, level and filters of base (typesize, chunk and block sizes
+ * follow from the array), and the vlmetalayers of vlmeta_from (may be NULL). */
+int b2f_array_write(int out_fd, const b2f_params *base, const b2f_ndinfo *nd, int itemsize,
+                    b2f_item_reader read, void *ctx, b2_frame *vlmeta_from, char *err,
+                    size_t errlen);
+/* Rewrites a frame whose contents are a .npy file as the array frame it holds, into the
+ * empty file out_fd (f's codec parameters and vlmetalayers). B2F_EMETA, B2F_EFORMAT or
+ * B2F_ERANGE when the contents are no .npy file that b2fs stores as an array. */
+int b2f_array_from_npy_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* An empty frame in out_fd with f's codec parameters (the default chunk size, an
+ * automatic block size) and vlmetalayers, without its metalayers. */
+int b2f_array_clear_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+
+/* ---- NumPy .npy files ---- */
+#define B2F_NPY_MAX_HEADER 65536
+typedef struct b2f_npyinfo {
+    int ndim;
+    int64_t shape[B2F_ND_MAX];
+    int fortran_order;
+    char dtype[256];        /* the descr: a type string unquoted ("<i4"), or a list's text */
+    int itemsize;           /* from the type string; 0 for a list (structured) */
+    uint64_t items;
+    size_t header_len;      /* where the data starts */
+} b2f_npyinfo;
+/* The .npy header NumPy writes for nd (the same bytes as np.save); a frame without a
+ * dtype shows raw items of itemsize. Returns its length, B2F_EMETA when the dtype cannot
+ * be written as a descr, B2F_ERANGE when cap is too small. */
+int b2f_npy_header(const b2f_ndinfo *nd, int itemsize, char *out, size_t cap);
+/* Parses the header at the start of b (len bytes of the file). 0; B2F_ERANGE when more
+ * bytes are needed; B2F_EFORMAT or B2F_EMETA with the reason in err. */
+int b2f_npy_parse(const uint8_t *b, size_t len, b2f_npyinfo *out, char *err, size_t errlen);
+/* The item size of a NumPy type string ("<i4" 4, "<U5" 20, "|b1" 1), or B2F_EMETA
+ * (objects, unknown kinds). */
+int b2f_npy_itemsize(const char *dtype);
+/* Whether the head (len bytes) of a file of size bytes is a .npy file b2fs stores as an
+ * array: C order, data of exactly items times the item size (a structured dtype's size
+ * follows from it). Fills npy, nd (chunk and block shapes chosen) and *itemsize. */
+int b2f_npy_check(const uint8_t *head, size_t len, uint64_t size, b2f_npyinfo *npy,
+                  b2f_ndinfo *nd, int *itemsize, char *err, size_t errlen);
 
 #endif

@@ -206,6 +206,9 @@ void b2f_io_init(b2f_io *dst, const b2f_io *src);
 /* Big-endian helpers. */
 uint64_t b2f_be_get(const uint8_t *p, int n);
 void b2f_be_put(uint8_t *p, uint64_t v, int n);
+/* Little-endian (the .npy header length). */
+uint64_t b2f_le_get(const uint8_t *p, int n);
+void b2f_le_put(uint8_t *p, uint64_t v, int n);
 
 /* header.c */
 int b2f_hdr_parse(const uint8_t *buf, size_t len, b2f_hdr *h, char *err, size_t errlen);

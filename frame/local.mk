@@ -23,6 +23,8 @@ frame_libb2frame_a_SOURCES += \
 	frame/rechunk.c \
 	frame/meta.c \
 	frame/b2nd.c \
+	frame/npy.c \
+	frame/ndarray.c \
 	frame/malloc_policy.c \
 	frame/tempname.c
 FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)

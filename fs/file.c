@@ -10,6 +10,7 @@
 #include "fs/backing.h"
 #include "fs/commit.h"
 #include "fs/dirty.h"
+#include "fs/layout.h"
 #include "fs/log.h"
 #include "fs/options.h"
 #include "fs/read.h"
@@ -20,7 +21,10 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
                 uid_t uid, gid_t gid, b2fs_node **out)
 {
     char name[300], tmp[64];
-    int r = name_with_suffix(name, sizeof name, loc->mname, ".b2frame");
+    /* STEM.npy as STEM.b2nd: the .npy file written becomes an array when it is closed */
+    int r = name_backing(name, sizeof name, loc->mname, "array.b2nd");
+    if (r == -EXDEV)
+        r = name_with_suffix(name, sizeof name, loc->mname, ".b2frame");
     if (r)
         return r;
     int fd = backing_create_temp(loc->dirfd, mode, tmp, sizeof tmp);
@@ -61,6 +65,20 @@ static int ready_to_change(b2fs_node *n)
     return r;
 }
 
+/* An array's view keeps its size; truncated to nothing (cp or np.save over it) it
+ * becomes an empty ordinary frame that takes a new .npy file. */
+static int truncate_locked(b2fs_node *n, uint64_t size)
+{
+    if (n->view && size == 0) {
+        int r = commit_node(n, 0);
+        if (r == 0)
+            r = rechunk_array_clear(n);
+        if (r < 0)
+            return r;
+    }
+    return write_truncate(n, size);
+}
+
 int file_open(b2fs_node *n, int flags, int *keep_cache)
 {
     int acc = flags & O_ACCMODE;
@@ -71,7 +89,7 @@ int file_open(b2fs_node *n, int flags, int *keep_cache)
     else if (acc != O_RDONLY && !n->writable)
         r = -EROFS;
     else if ((flags & O_TRUNC) && acc != O_RDONLY && (r = ready_to_change(n)) == 0)
-        r = write_truncate(n, 0);
+        r = truncate_locked(n, 0);
     *keep_cache = n->cached_ok;
     n->cached_ok = 1;
     pthread_rwlock_unlock(&n->lock);
@@ -128,7 +146,7 @@ ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
     if (r == 0)
         r = commit_behind_end(n, 0);
     if (r == 0)
-        r = write_with(n, len, off == FILE_AT_END ? n->size : off, fill, ctx);
+        r = write_with(n, len, off == FILE_AT_END ? layout_size(n) : off, fill, ctx);
     if (r > 0) {
         int c = commit_if_over_bound(n);
         if (c < 0)
@@ -151,7 +169,7 @@ int file_truncate(b2fs_node *n, uint64_t size, int commit_now)
     pthread_rwlock_wrlock(&n->lock);
     int r = ready_to_change(n);
     if (r == 0)
-        r = write_truncate(n, size);
+        r = truncate_locked(n, size);
     return end_change(n, r, commit_now);
 }
 
@@ -160,8 +178,8 @@ int file_truncate(b2fs_node *n, uint64_t size, int commit_now)
 static int write_zeros(b2fs_node *n, uint64_t off, uint64_t end)
 {
     static const char zeros[65536];
-    if (end > n->size)
-        end = n->size;
+    if (end > layout_size(n))
+        end = layout_size(n);
     for (uint64_t pos = off; pos < end;) {
         size_t take = end - pos < sizeof zeros ? (size_t)(end - pos) : sizeof zeros;
         ssize_t w = write_mem(n, zeros, take, pos);
@@ -182,12 +200,12 @@ static int fallocate_locked(b2fs_node *n, int mode, uint64_t off, uint64_t len)
     int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
     switch (op) {
     case 0:
-        return end > n->size && !keep ? write_truncate(n, end) : 0;
+        return end > layout_size(n) && !keep ? write_truncate(n, end) : 0;
     case FALLOC_FL_PUNCH_HOLE:
         return keep ? write_zeros(n, off, end) : -EOPNOTSUPP;
     case FALLOC_FL_ZERO_RANGE: {
         int r = write_zeros(n, off, end);
-        return r == 0 && end > n->size && !keep ? write_truncate(n, end) : r;
+        return r == 0 && end > layout_size(n) && !keep ? write_truncate(n, end) : r;
     }
     default:
         return -EOPNOTSUPP;
@@ -215,6 +233,16 @@ int file_commit(b2fs_node *n, int durable)
 {
     pthread_rwlock_wrlock(&n->lock);
     int r = commit_node(n, durable);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
+int file_release(b2fs_node *n, int wrote)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = commit_node(n, 0);
+    if (r == 0 && wrote)
+        r = rechunk_npy_to_array(n);
     pthread_rwlock_unlock(&n->lock);
     return r;
 }

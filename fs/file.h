@@ -19,11 +19,13 @@
 
 /* Creates a new, empty frame file for the mount name loc->mname (loc from loc_resolve,
  * kind NONE) with parameters p, mode and owner uid:gid (-1: the daemon's), stored as
- * NAME.b2frame: written under a temporary name and renamed into place. path is the mount
- * path (for logs). The node comes with a reference. */
+ * NAME.b2frame (STEM.npy as STEM.b2nd, an array once a .npy file is written in it):
+ * written under a temporary name and renamed into place. path is the mount path (for
+ * logs). The node comes with a reference. */
 int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode_t mode,
                 uid_t uid, gid_t gid, b2fs_node **out);
-/* Checks an open for flags (O_ACCMODE, O_TRUNC) and applies O_TRUNC; *keep_cache says
+/* Checks an open for flags (O_ACCMODE, O_TRUNC) and applies O_TRUNC (an array's view
+ * becomes an empty ordinary frame); *keep_cache says
  * whether the kernel may keep what it cached of the file. */
 int file_open(b2fs_node *n, int flags, int *keep_cache);
 void file_stat(b2fs_node *n, struct stat *st);
@@ -35,8 +37,11 @@ ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
 int file_truncate(b2fs_node *n, uint64_t size, int commit_now);
 int file_fallocate(b2fs_node *n, int mode, uint64_t off, uint64_t len, int commit_now);
 off_t file_seek(b2fs_node *n, off_t off, int whence);
-/* Commits what is staged (flush, release); durable: fsync. */
+/* Commits what is staged (flush, fsync); durable: fsync. */
 int file_commit(b2fs_node *n, int durable);
+/* Commits at the close of a handle; after a handle that wrote, a .npy file written as
+ * STEM.b2nd becomes the array frame it holds (fs/rechunk). */
+int file_release(b2fs_node *n, int wrote);
 /* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
 int file_utimens(b2fs_node *n, const struct timespec tv[2]);
 int file_chmod(b2fs_node *n, mode_t mode);

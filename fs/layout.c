@@ -1,8 +1,33 @@
-/* File offsets to chunk pieces: the identity mapping (layout.h). */
+/* File offsets to chunk pieces: the identity and the .npy view (layout.h). */
 #include "fs/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int view_piece_at(const b2fs_view *v, uint64_t pos, uint64_t end, layout_piece *p)
+{
+    p->chunk_start = UINT64_MAX;
+    p->chunk_len = (uint32_t)v->map.chunk_bytes;
+    if (pos < (uint64_t)v->header_len) {
+        p->chunk = LAYOUT_HEADER;
+        p->within = (uint32_t)pos;
+        p->len = (uint32_t)((end < (uint64_t)v->header_len ? end : (uint64_t)v->header_len) - pos);
+        return 0;
+    }
+    uint64_t isz = (uint64_t)v->map.itemsize, at = pos - (uint64_t)v->header_len;
+    uint32_t off;
+    uint64_t run;
+    b2f_ndmap_locate(&v->map, at / isz, &p->chunk, &off, &run);
+    uint64_t bytes = run * isz - at % isz;
+    p->within = off + (uint32_t)(at % isz);
+    p->len = (uint32_t)(end - pos < bytes ? end - pos : bytes);
+    return 0;
+}
 
 int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece *p)
 {
+    if (n->view)
+        return view_piece_at(n->view, pos, end, p);
     if (n->chunksize > 0) {
         uint64_t cs = (uint64_t)n->chunksize;
         p->chunk = (int64_t)(pos / cs);
@@ -26,4 +51,48 @@ int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece
     uint64_t rest = p->chunk_len - p->within;
     p->len = (uint32_t)(end - pos < rest ? end - pos : rest);
     return 0;
+}
+
+uint64_t layout_size(const b2fs_node *n)
+{
+    return n->view ? n->view->size : n->size;
+}
+
+b2fs_view *layout_view_make(const b2fs_node *n)
+{
+    size_t len = n->name ? strlen(n->name) : 0;
+    if (!n->frame || len < 5 || strcmp(n->name + len - 5, ".b2nd"))
+        return NULL;
+    b2fs_view *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    if (b2f_nd_of(n->frame, &v->nd, NULL, 0) < 0 || (v->nd.dtype_format > 0) ||
+        fs.chunksize < 0)
+        goto raw;
+    /* the item size: a chunk holds the items of the chunk shape padded to whole blocks
+     * (the frame's typesize may be another: items over 255 bytes, older writers) */
+    b2f_ndmap probe;
+    if (b2f_ndmap_init(&probe, &v->nd, 1) < 0)
+        goto raw;
+    int itemsize = fs.typesize;
+    if (probe.chunk_bytes > 0 && fs.chunksize > 0) {
+        if (fs.chunksize % probe.chunk_bytes)
+            goto raw;
+        itemsize = fs.chunksize / probe.chunk_bytes;
+    }
+    if (b2f_ndmap_init(&v->map, &v->nd, itemsize) < 0 ||
+        (v->map.nchunks && (fs.chunksize != v->map.chunk_bytes || fs.nchunks != v->map.nchunks ||
+                            (uint64_t)fs.nbytes != (uint64_t)fs.nchunks * (uint64_t)fs.chunksize)))
+        goto raw;
+    int h = b2f_npy_header(&v->nd, itemsize, v->header, sizeof v->header);
+    if (h < 0)
+        goto raw;
+    v->header_len = h;
+    v->size = (uint64_t)h + v->map.items * (uint64_t)itemsize;
+    return v;
+raw:
+    free(v);
+    return NULL;
 }

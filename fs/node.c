@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fs/backing.h"
+#include "fs/layout.h"
 #include "fs/log.h"
 #include "fs/options.h"
 
@@ -82,6 +83,8 @@ void node_load_sizes(b2fs_node *n)
     n->size = n->fnbytes = (uint64_t)fs.nbytes;
     n->chunksize = fs.chunksize;
     n->writable = n->writable && fs.writable && fs.kind == B2F_KIND_FRAME;
+    free(n->view);
+    n->view = layout_view_make(n);
 }
 
 static void node_open_frame(b2fs_node *n)
@@ -150,6 +153,7 @@ void node_destroy(b2fs_node *n)
         free(n->dirty[i].img);
     free(n->dirty);
     free(n->touched);
+    free(n->view);
     node_drop_spare_cctx(n);
     if (n->cctx)
         b2_cctx_free(n->cctx);
@@ -456,7 +460,7 @@ void node_each(void (*fn)(b2fs_node *n, void *arg), void *arg)
 void node_fill_stat(b2fs_node *n, struct stat *st)
 {
     fstat(n->fd, st);
-    st->st_size = (off_t)n->size;
+    st->st_size = (off_t)layout_size(n);
     if (n->kind == B2FS_BLP || !n->writable)
         st->st_mode &= ~(mode_t)0222;
     if (node_has_changes(n)) {

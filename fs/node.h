@@ -26,7 +26,8 @@
  *                     rekey hook takes it under table_lock): nothing under them.
  * Fields marked "atomic" are read and written with __atomic builtins only.
  *
- * Calls: frame/ (open, refresh, close), fs/paths, fs/backing, fs/options, fs/log. */
+ * Calls: frame/ (open, refresh, close), fs/layout (the view), fs/paths, fs/backing,
+ * fs/options, fs/log. */
 #ifndef B2FS_NODE_H
 #define B2FS_NODE_H
 
@@ -89,6 +90,7 @@ typedef struct b2fs_node {
     uint64_t size;          /* contents size, including dirty data */
     uint64_t fnbytes;       /* size of the frame as staged in the frame layer */
     int32_t chunksize;      /* 0: chunks of variable sizes */
+    struct b2fs_view *view; /* an array shown as a .npy file (fs/layout), or NULL */
     struct timespec mtime;  /* backing mtime when last seen */
     off_t bsize;            /* backing size when last seen */
     int cached_ok;          /* kernel page cache may be kept at next open */

@@ -30,6 +30,7 @@ typedef struct handle {
     int fd;
     b2fs_node *node;
     int append;        /* opened with O_APPEND: a frame's writes go to its end */
+    int wrote;         /* atomic: a write went through this handle */
 } handle;
 
 static handle *fh_of(struct fuse_file_info *fi)
@@ -234,8 +235,8 @@ int ops_rename(const char *from, const char *to, unsigned int flags)
     else if (name_is_temp(dst.mname))
         r = -EINVAL;
     else
-        r = name_with_suffix(newname, sizeof newname, dst.mname,
-                             src.kind == B2FS_PLAIN ? "" : kind_suffix(src.name));
+        r = name_backing(newname, sizeof newname, dst.mname,
+                         src.kind == B2FS_PLAIN ? NULL : src.name);
     if (!r && renameat(src.dirfd, src.name, dst.dirfd, newname) < 0)
         r = -errno;
     if (!r) {
@@ -260,8 +261,7 @@ int ops_link(const char *from, const char *to)
         return r;
     }
     char newname[300];
-    r = name_with_suffix(newname, sizeof newname, dst.mname,
-                         src.kind == B2FS_PLAIN ? "" : kind_suffix(src.name));
+    r = name_backing(newname, sizeof newname, dst.mname, src.kind == B2FS_PLAIN ? NULL : src.name);
     if (!r && linkat(src.dirfd, src.name, dst.dirfd, newname, 0) < 0)
         r = -errno;
     loc_done(&src);
@@ -508,6 +508,7 @@ ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t 
         out.buf[0].pos = off;
         return fuse_buf_copy(&out, buf, 0);
     }
+    __atomic_store_n(&h->wrote, 1, __ATOMIC_RELAXED);
     return b2fs_fuse_result((int)file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,
                                             fill_from_bufvec, buf));
 }
@@ -545,8 +546,8 @@ void ops_handle_drop(uint64_t fh)
 int ops_release(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h->kind != B2FS_PLAIN)
-        file_commit(h->node, 0); /* (a failure was logged; close(2) has returned) */
+    if (h->kind != B2FS_PLAIN) /* (a failure was logged; close(2) has returned) */
+        file_release(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED));
     ops_handle_drop(fi->fh);
     return 0;
 }

@@ -2,10 +2,11 @@
  * BACKING, walked one component at a time with O_NOFOLLOW, so nothing outside BACKING
  * is reachable: a symlink is only ever shown (readlink), never followed by b2fs.
  *
- * NAME shows, in this order of preference: NAME.b2frame, NAME.b2f, NAME.b2nd (frames),
- * NAME.blp (Bloscpack), then NAME itself. So when NAME and NAME.b2frame both exist the
- * frame is shown and the plain NAME stays hidden (untouched in BACKING). A regular file
- * with one of these suffixes is only reachable under its shown name. */
+ * NAME shows, in this order of preference: NAME.b2frame, NAME.b2f (frames), NAME.blp
+ * (Bloscpack), then NAME itself; an array frame STEM.b2nd shows as STEM.npy and comes
+ * between NAME.b2f and NAME.blp for NAME = STEM.npy. So when NAME and NAME.b2frame both
+ * exist the frame is shown and the plain NAME stays hidden (untouched in BACKING). A
+ * regular file with one of these suffixes is only reachable under its shown name. */
 #include "fs/paths.h"
 
 #include <dirent.h>
@@ -19,14 +20,16 @@
 #include "fs/backing.h"
 #include "fs/options.h"
 
+/* shown: what replaces the suffix in the shown name ("": NAME.b2frame shows as NAME) */
 static const struct {
     const char *suffix;
     int kind;
+    const char *shown;
 } suffixes[] = {
-    {".b2frame", B2FS_FRAME},
-    {".b2f", B2FS_FRAME},
-    {".b2nd", B2FS_FRAME},
-    {".blp", B2FS_BLP},
+    {".b2frame", B2FS_FRAME, ""},
+    {".b2f", B2FS_FRAME, ""},
+    {".b2nd", B2FS_FRAME, ".npy"},
+    {".blp", B2FS_BLP, ""},
 };
 #define NSUFFIX (sizeof suffixes / sizeof suffixes[0])
 
@@ -42,35 +45,45 @@ char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name)
     return out;
 }
 
-static int suffix_index(const char *name, size_t *shown_len)
+static int suffix_index(const char *name, size_t *stem_len)
 {
     size_t len = strlen(name);
     for (size_t i = 0; i < NSUFFIX; i++) {
         size_t sl = strlen(suffixes[i].suffix);
         if (len > sl && !strcmp(name + len - sl, suffixes[i].suffix)) {
-            if (shown_len)
-                *shown_len = len - sl;
+            if (stem_len)
+                *stem_len = len - sl;
             return (int)i;
         }
     }
     return -1;
 }
 
-int name_kind(const char *name, size_t *shown_len)
+/* The backing name that suffix i gives the shown name mname; -ENOENT when mname cannot
+ * come from that suffix (an array's name must end in .npy). */
+static int candidate(char *out, size_t cap, const char *mname, size_t i)
 {
-    int i = suffix_index(name, shown_len);
-    if (i < 0) {
-        if (shown_len)
-            *shown_len = strlen(name);
-        return B2FS_PLAIN;
-    }
-    return suffixes[i].kind;
+    size_t len = strlen(mname), sl = strlen(suffixes[i].shown);
+    if (len <= sl || strcmp(mname + len - sl, suffixes[i].shown))
+        return -ENOENT;
+    size_t stem = len - sl, add = strlen(suffixes[i].suffix);
+    if (stem + add > 255 || stem + add + 1 > cap)
+        return -ENAMETOOLONG;
+    memcpy(out, mname, stem);
+    memcpy(out + stem, suffixes[i].suffix, add + 1);
+    return 0;
 }
 
-const char *kind_suffix(const char *backing_name)
+int name_kind(const char *name, char *shown, size_t cap)
 {
-    int i = suffix_index(backing_name, NULL);
-    return i < 0 ? "" : suffixes[i].suffix;
+    size_t stem;
+    int i = suffix_index(name, &stem);
+    const char *tail = i < 0 ? "" : suffixes[i].shown;
+    if (i < 0)
+        stem = strlen(name);
+    if (shown && cap && snprintf(shown, cap, "%.*s%s", (int)stem, name, tail) < 0)
+        shown[0] = 0;
+    return i < 0 ? B2FS_PLAIN : suffixes[i].kind;
 }
 
 int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix)
@@ -83,11 +96,24 @@ int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffi
     return 0;
 }
 
+int name_backing(char *out, size_t cap, const char *mname, const char *like)
+{
+    int i = like ? suffix_index(like, NULL) : -1;
+    if (i < 0) {
+        if (strlen(mname) + 1 > cap)
+            return -ENAMETOOLONG;
+        strcpy(out, mname);
+        return 0;
+    }
+    int r = candidate(out, cap, mname, (size_t)i);
+    return r == -ENOENT ? -EXDEV : r;
+}
+
 int name_aliases(const char *mname, char (*out)[300], int cap)
 {
     int n = 0;
     for (size_t i = 0; i < NSUFFIX && n < cap; i++)
-        if (!name_with_suffix(out[n], sizeof out[n], mname, suffixes[i].suffix))
+        if (!candidate(out[n], sizeof out[n], mname, i))
             n++;
     if (n < cap && strlen(mname) < sizeof out[n])
         strcpy(out[n++], mname);
@@ -171,7 +197,7 @@ int loc_resolve(const char *path, b2fs_loc *loc)
         return 0;
     for (size_t i = 0; i < NSUFFIX; i++) {
         char name[300];
-        if (name_with_suffix(name, sizeof name, last, suffixes[i].suffix))
+        if (candidate(name, sizeof name, last, i))
             continue;
         if (fstatat(loc->dirfd, name, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
             S_ISREG(loc->st.st_mode)) {
@@ -267,30 +293,21 @@ int dir_list(int dfd, dir_fill fill, void *ctx)
     }
     qsort(e, n, sizeof *e, entry_cmp);
     for (size_t i = 0; i < n && !r; i++) {
-        size_t shown;
-        int si = suffix_index(e[i].name, &shown);
-        char buf[300];
-        if (si >= 0 && e[i].reg) {
-            memcpy(buf, e[i].name, shown);
-            buf[shown] = 0;
-            int hidden = 0;
-            for (int j = 0; j < si && !hidden; j++) {
-                char cand[300];
-                hidden = !name_with_suffix(cand, sizeof cand, buf, suffixes[j].suffix) &&
-                         is_regular_in(e, n, cand);
-            }
-            if (!hidden && fill(ctx, buf, e[i].ino, e[i].type))
-                r = -ENOBUFS;
-        } else {
-            int hidden = 0;
-            for (size_t j = 0; j < NSUFFIX && !hidden; j++) {
-                char cand[300];
-                hidden = !name_with_suffix(cand, sizeof cand, e[i].name, suffixes[j].suffix) &&
-                         is_regular_in(e, n, cand);
-            }
-            if (!hidden && fill(ctx, e[i].name, e[i].ino, e[i].type))
-                r = -ENOBUFS;
+        int si = e[i].reg ? suffix_index(e[i].name, NULL) : -1;
+        char shown[300];
+        if (si < 0)
+            snprintf(shown, sizeof shown, "%s", e[i].name);
+        else
+            name_kind(e[i].name, shown, sizeof shown);
+        /* hidden by a backing name that the same shown name prefers */
+        int hidden = 0;
+        size_t upto = si < 0 ? NSUFFIX : (size_t)si;
+        for (size_t j = 0; j < upto && !hidden; j++) {
+            char cand[300];
+            hidden = !candidate(cand, sizeof cand, shown, j) && is_regular_in(e, n, cand);
         }
+        if (!hidden && fill(ctx, shown, e[i].ino, e[i].type))
+            r = -ENOBUFS;
     }
 out:
     for (size_t i = 0; i < n; i++)

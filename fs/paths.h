@@ -31,11 +31,15 @@ int loc_resolve(const char *path, b2fs_loc *loc);
 void loc_done(b2fs_loc *loc);
 /* The backing path of loc for logs ("BACKING/dir/name"), malloc'ed, or NULL. */
 char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name);
-/* Kind of a backing name by suffix, and the length of the shown name. */
-int name_kind(const char *name, size_t *shown_len);
-/* Builds backing name mname + suffix of kind (frames get ".b2frame"). */
+/* Kind of a backing name by suffix, and the name the mount shows it by (into shown, cap
+ * bytes; shown may be NULL). */
+int name_kind(const char *name, char *shown, size_t cap);
+/* Builds backing name mname + suffix (file_create: ".b2frame"). */
 int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix);
-const char *kind_suffix(const char *backing_name);
+/* The backing name for the shown name mname of a file stored like the backing name like
+ * (its suffix; NULL or a plain name: mname itself). -EXDEV when no such name shows as
+ * mname (an array frame shows only under a name ending in .npy). */
+int name_backing(char *out, size_t cap, const char *mname, const char *like);
 /* Every backing name that the mount would show as mname (the suffixed ones, then mname
  * itself), into out; returns how many (at most cap). */
 int name_aliases(const char *mname, char (*out)[300], int cap);

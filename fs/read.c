@@ -295,23 +295,31 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
             b2fs_log(LOG_ERR, "%s: read refused: %s", n->path, n->broken);
         return -EIO;
     }
-    if (off >= n->size)
+    uint64_t size = layout_size(n);
+    if (off >= size)
         return 0;
-    if (len > n->size - off)
-        len = (size_t)(n->size - off);
+    if (len > size - off)
+        len = (size_t)(size - off);
     uint64_t pos = off, end = off + len;
-    int streaming = is_streaming(n, off, len);
+    /* a view's chunks do not follow its offsets: its readers are not sequential ones */
+    int streaming = !n->view && is_streaming(n, off, len);
     while (pos < end) {
         layout_piece p;
         int r = layout_piece_at(n, pos, end, &p);
         if (r < 0)
             return damaged(n, p.chunk, r);
         char *out = buf + (pos - off);
-        const uint8_t *newer = dirty_image_of(n, p.chunk);
-        if (newer) {
+        const uint8_t *newer = p.chunk >= 0 ? dirty_image_of(n, p.chunk) : NULL;
+        if (p.chunk == LAYOUT_HEADER) {
+            memcpy(out, n->view->header + p.within, p.len);
+        } else if (newer) {
             memcpy(out, newer + p.within, p.len);
         } else {
-            uint64_t from_frame = pos < n->fnbytes ? n->fnbytes - pos : 0;
+            /* (fixed-size chunks past the frame's end are dirty data or hole) */
+            uint64_t content = (uint64_t)p.chunk * (uint64_t)n->chunksize + p.within;
+            uint64_t from_frame = content < n->fnbytes ? n->fnbytes - content : 0;
+            if (n->chunksize <= 0)
+                from_frame = p.len;
             if (from_frame > p.len)
                 from_frame = p.len;
             if (from_frame) {
@@ -324,7 +332,8 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
         }
         pos += p.len;
     }
-    maybe_readahead(n, off, end);
+    if (!n->view)
+        maybe_readahead(n, off, end);
     return (ssize_t)len;
 }
 
@@ -354,8 +363,10 @@ off_t read_seek(b2fs_node *n, off_t off, int whence)
         return -EIO;
     if (off < 0)
         return -EINVAL;
-    if ((uint64_t)off >= n->size)
+    if ((uint64_t)off >= layout_size(n))
         return -ENXIO;
+    if (n->view) /* an array shows no holes */
+        return whence == SEEK_DATA ? off : (off_t)n->view->size;
     uint64_t pos = (uint64_t)off;
     while (pos < n->size) {
         /* (past the frame's end, fixed-size chunks are dirty data or hole) */

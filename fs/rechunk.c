@@ -1,10 +1,12 @@
-/* Rewriting a frame with fixed-size chunks before its first write (rechunk.h). */
+/* Rewriting a frame whole in another layout (rechunk.h). */
 #include "fs/rechunk.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fs/dirty.h"
+#include "fs/layout.h"
 #include "fs/log.h"
 #include "fs/options.h"
 #include "fs/read.h"
@@ -60,5 +62,74 @@ int rechunk_make_fixed(b2fs_node *n)
         r = -EOPNOTSUPP;
     }
     share_unlock(n);
+    return r;
+}
+
+/* Rewrites n with write (the caller says what in logs) under the lock that orders commits
+ * among mounts; a file changed by another mount is first brought up to date. */
+static int rewrite(b2fs_node *n, replace_writer write, const char *what)
+{
+    int r = share_lock(n);
+    if (r < 0)
+        return r;
+    r = share_rebase_if_changed(n, 1);
+    if (r == 0 && (r = replace_file(n, write, what)) == 0)
+        after_rechunk(n);
+    share_unlock(n);
+    return r;
+}
+
+static int ends_b2nd(const b2fs_node *n)
+{
+    size_t len = n->name ? strlen(n->name) : 0;
+    return len > 5 && !strcmp(n->name + len - 5, ".b2nd");
+}
+
+int rechunk_npy_to_array(b2fs_node *n)
+{
+    if (n->view || !n->frame || !n->writable || !ends_b2nd(n) || n->chunksize <= 0 ||
+        node_has_changes(n) || n->fnbytes < 10)
+        return 0;
+    /* the header first: most files that are not .npy files end here */
+    size_t cap = B2F_NPY_MAX_HEADER + 12;
+    size_t hl = n->fnbytes < cap ? (size_t)n->fnbytes : cap;
+    uint8_t *head = malloc(hl);
+    if (!head)
+        return -ENOMEM;
+    ssize_t got = read_range(n, (char *)head, hl, 0);
+    b2f_npyinfo npy;
+    b2f_ndinfo nd;
+    int itemsize, r = -EIO;
+    char err[160] = "";
+    if (got == (ssize_t)hl && memcmp(head, "\x93NUMPY", 6))
+        r = 1;  /* not a .npy file at all */
+    else if (got == (ssize_t)hl)
+        r = b2f_npy_check(head, hl, n->fnbytes, &npy, &nd, &itemsize, err, sizeof err);
+    free(head);
+    if (r == 1)
+        return 0;
+    if (r < 0) {
+        if (r != -EIO)
+            b2fs_log(LOG_INFO, "%s: stays an ordinary frame, not an array: %s", n->path, err);
+        return r == -EIO ? r : 0;
+    }
+    r = rewrite(n, b2f_array_from_npy_into, "storing the .npy file as an array");
+    if (r == 0) {
+        n->cached_ok = 0;   /* the header may differ from the one written */
+        char shape[200] = "";
+        b2f_nd_format(&nd, B2F_ND_SHAPE, shape, sizeof shape);
+        b2fs_log(LOG_INFO, "%s: stored as an array of shape (%s), dtype %s", n->path, shape,
+                 nd.dtype);
+    }
+    return r;
+}
+
+int rechunk_array_clear(b2fs_node *n)
+{
+    if (!n->view)
+        return 0;
+    int r = rewrite(n, b2f_array_clear_into, "emptying the array");
+    if (r == 0)
+        n->cached_ok = 0;
     return r;
 }

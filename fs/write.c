@@ -286,6 +286,25 @@ ssize_t write_mem(b2fs_node *n, const void *buf, size_t len, uint64_t off)
     return write_with(n, len, off, fill_from_mem, &p);
 }
 
+/* Logs why a change to an array's view was refused (one line per call refused). */
+static int view_refuses(b2fs_node *n, const char *what)
+{
+    b2fs_log(LOG_WARNING, "%s: refused: %s (an array's .npy view keeps its dtype, shape and "
+             "size; truncate it to 0 to write a new .npy file)", n->path, what);
+    return -EPERM;
+}
+
+/* A write over a view's header: only the bytes it has. */
+static int header_write(b2fs_node *n, const layout_piece *p, write_fill fill, void *ctx)
+{
+    char got[sizeof n->view->header];
+    int r = fill(ctx, got, p->len);
+    if (r < 0)
+        return r;
+    return memcmp(got, n->view->header + p->within, p->len)
+               ? view_refuses(n, "a write that changes the .npy header") : 0;
+}
+
 ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx)
 {
     int r = write_ready(n);
@@ -295,6 +314,8 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         return 0;
     if (off + len < off || off + len > ((uint64_t)1 << 50))
         return -EFBIG;
+    if (n->view && off + len > n->view->size)
+        return view_refuses(n, "a write past the end of the array");
     if ((r = write_throttle(n)) < 0)
         return r;
     dirty_note_written(n);
@@ -303,6 +324,13 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         layout_piece p;
         b2fs_dirty *d = NULL;
         r = layout_piece_at(n, pos, end, &p);
+        if (r == 0 && p.chunk == LAYOUT_HEADER) {
+            r = header_write(n, &p, fill, ctx);
+            if (r < 0)
+                return pos > off ? (ssize_t)(pos - off) : r;
+            pos += p.len;
+            continue;
+        }
         if (r == 0 && p.within == 0 && p.len == p.chunk_len) {
             r = dirty_replace(n, p.chunk, fill, ctx, &d);
         } else if (r == 0) {
@@ -313,11 +341,12 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         if (r < 0)
             return pos > off ? (ssize_t)(pos - off) : r;
         pos += p.len;
-        if (pos > n->size)
+        if (!n->view && pos > n->size)
             n->size = pos;
         /* a chunk written up to its end is compressed now, on a worker (sequential
-         * writers); all zeros become a zero chunk there, stored without data */
-        if (p.within + p.len == p.chunk_len) {
+         * writers); all zeros become a zero chunk there, stored without data. (A view's
+         * runs end in the middle of its chunks.) */
+        if (!n->view && p.within + p.len == p.chunk_len) {
             r = submit(n, d);
             if (r < 0)
                 return r;
@@ -340,6 +369,8 @@ int write_truncate(b2fs_node *n, uint64_t size)
         return r;
     if (size > ((uint64_t)1 << 50))
         return -EFBIG;
+    if (n->view)
+        return size == n->view->size ? 0 : view_refuses(n, "a change of the array's size");
     dirty_note_written(n);
     if (size >= n->size) {
         n->size = size;

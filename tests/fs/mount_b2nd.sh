@@ -37,23 +37,23 @@ cp "$DATA/meta-lz4-t4.b2frame" "$BACK/plain.b2frame"
 mount_b2fs || { fail "mount"; finish; exit 1; }
 get() { getfattr --only-values -n "user.blosc2.$1" "$MNT/$2" 2>/dev/null; }
 while IFS='|' read -r f shape chunk block dtype; do
-    check "xattr $f: shape" [ "$(get b2nd.shape "$f")" = "$shape" ]
-    check "xattr $f: chunkshape" [ "$(get b2nd.chunkshape "$f")" = "$chunk" ]
-    check "xattr $f: blockshape" [ "$(get b2nd.blockshape "$f")" = "$block" ]
-    check "xattr $f: dtype" [ "$(get b2nd.dtype "$f")" = "$dtype" ]
+    check "xattr $f: shape" [ "$(get b2nd.shape "$f.npy")" = "$shape" ]
+    check "xattr $f: chunkshape" [ "$(get b2nd.chunkshape "$f.npy")" = "$chunk" ]
+    check "xattr $f: blockshape" [ "$(get b2nd.blockshape "$f.npy")" = "$block" ]
+    check "xattr $f: dtype" [ "$(get b2nd.dtype "$f.npy")" = "$dtype" ]
 done < <(cases)
 check "listed by getfattr -d" grep -q 'user.blosc2.b2nd.shape="10,20"' \
-    <(getfattr -d -m 'user.blosc2.b2nd' "$MNT/caterva2-ds-2d")
+    <(getfattr -d -m 'user.blosc2.b2nd' "$MNT/caterva2-ds-2d.npy")
 check "meta.b2nd is JSON text" /usr/bin/python3 -c '
 import json, os, sys
 v = json.loads(os.getxattr(sys.argv[1], "user.blosc2.meta.b2nd"))
 want = {"version": 0, "ndim": 4, "shape": [2, 3, 4, 5], "chunkshape": [1, 2, 3, 4],
         "blockshape": [1, 2, 2, 2], "dtype_format": 0, "dtype": "<c16"}
-sys.exit(0 if v == want else "got %r" % v)' "$MNT/caterva2-ds-4d"
+sys.exit(0 if v == want else "got %r" % v)' "$MNT/caterva2-ds-4d.npy"
 check "a structured dtype with quotes stays valid JSON" /usr/bin/python3 -c '
 import json, os, sys
 v = json.loads(os.getxattr(sys.argv[1], "user.blosc2.meta.b2nd"))
-sys.exit(0 if v["dtype"].startswith("[(") else "got %r" % v)' "$MNT/caterva2-ds-1d-fields"
+sys.exit(0 if v["dtype"].startswith("[(") else "got %r" % v)' "$MNT/caterva2-ds-1d-fields.npy"
 check "a frame without a b2nd metalayer has no b2nd attributes" not getfattr -n user.blosc2.b2nd.shape "$MNT/plain"
 unmount_b2fs
 finish

@@ -70,18 +70,29 @@ END_TEST
 
 START_TEST(names)
 {
-    size_t shown;
-    ck_assert_int_eq(name_kind("a.b2frame", &shown), B2FS_FRAME);
-    ck_assert_uint_eq(shown, 1);
-    ck_assert_int_eq(name_kind("run.f32.b2f", &shown), B2FS_FRAME);
-    ck_assert_uint_eq(shown, 7);
-    ck_assert_int_eq(name_kind("x.b2nd", &shown), B2FS_FRAME);
-    ck_assert_int_eq(name_kind("x.blp", &shown), B2FS_BLP);
-    ck_assert_int_eq(name_kind(".b2frame", &shown), B2FS_PLAIN);
-    ck_assert_int_eq(name_kind("notes.txt", &shown), B2FS_PLAIN);
-    ck_assert_uint_eq(shown, 9);
-    ck_assert_str_eq(kind_suffix("a.b2f"), ".b2f");
-    ck_assert_str_eq(kind_suffix("a.txt"), "");
+    char shown[300];
+    ck_assert_int_eq(name_kind("a.b2frame", shown, sizeof shown), B2FS_FRAME);
+    ck_assert_str_eq(shown, "a");
+    ck_assert_int_eq(name_kind("run.f32.b2f", shown, sizeof shown), B2FS_FRAME);
+    ck_assert_str_eq(shown, "run.f32");
+    ck_assert_int_eq(name_kind("x.b2nd", shown, sizeof shown), B2FS_FRAME);
+    ck_assert_str_eq(shown, "x.npy");
+    ck_assert_int_eq(name_kind("x.blp", shown, sizeof shown), B2FS_BLP);
+    ck_assert_int_eq(name_kind(".b2frame", shown, sizeof shown), B2FS_PLAIN);
+    ck_assert_int_eq(name_kind("notes.txt", shown, sizeof shown), B2FS_PLAIN);
+    ck_assert_str_eq(shown, "notes.txt");
+    char b[300];
+    ck_assert_int_eq(name_backing(b, sizeof b, "y", "a.b2f"), 0);
+    ck_assert_str_eq(b, "y.b2f");
+    ck_assert_int_eq(name_backing(b, sizeof b, "y.npy", "x.b2nd"), 0);
+    ck_assert_str_eq(b, "y.b2nd");
+    ck_assert_int_eq(name_backing(b, sizeof b, "y.txt", "x.b2nd"), -EXDEV);
+    ck_assert_int_eq(name_backing(b, sizeof b, "y.txt", NULL), 0);
+    ck_assert_str_eq(b, "y.txt");
+    char al[8][300];
+    ck_assert_int_eq(name_aliases("t.npy", al, 8), 5);
+    ck_assert_str_eq(al[2], "t.b2nd");
+    ck_assert_int_eq(name_aliases("t", al, 8), 4);
     ck_assert(name_is_temp(".b2fs-tmp-12-3"));
     ck_assert(!name_is_temp("b2fs-tmp"));
     char out[300], longname[300];
@@ -113,6 +124,10 @@ static void make_tree(void)
     put("x.b2frame", "frame");
     put("y.b2f", "frame");
     put("y.b2nd", "frame");
+    put("w.b2nd", "array");
+    put("w.npy", "plain");
+    put("v.npy.b2frame", "frame");
+    put("v.b2nd", "array");
     put("z.blp", "bloscpack");
     put(".b2fs-tmp-1-1", "temp");
     put(".b2fs-tmp-999999999-1", "stale temp");   /* no such process */
@@ -169,8 +184,9 @@ START_TEST(mapping)
     int dfd = loc_open_dir("/");
     ck_assert_int_ge(dfd, 0);
     ck_assert_int_eq(dir_list(dfd, collect, list), 0);
-    /* x.b2frame shadows x; y.b2f shadows y.b2nd; temporary names never show */
-    ck_assert_str_eq(list, "d.b2frame l.b2frame s sub x y z ");
+    /* x.b2frame shadows x; an array w.b2nd shows as w.npy and shadows a plain w.npy,
+     * v.npy.b2frame shadows the array v.b2nd; temporary names never show */
+    ck_assert_str_eq(list, "d.b2frame l.b2frame s sub v.npy w.npy x y y.npy z ");
 
     char stale[128];
     snprintf(stale, sizeof stale, "%s/.b2fs-tmp-999999999-1", tmpl);
@@ -183,6 +199,9 @@ START_TEST(mapping)
     expect("/z", 0, B2FS_BLP, "z.blp");
     expect("/x.b2frame", 0, B2FS_NONE, NULL);
     expect("/y.b2nd", 0, B2FS_NONE, NULL);
+    expect("/y.npy", 0, B2FS_FRAME, "y.b2nd");
+    expect("/w.npy", 0, B2FS_FRAME, "w.b2nd");
+    expect("/v.npy", 0, B2FS_FRAME, "v.npy.b2frame");
     expect("/d.b2frame", 0, B2FS_PLAIN, "d.b2frame");
     expect("/l", 0, B2FS_NONE, NULL);             /* a symlink is never a frame */
     expect("/l.b2frame", 0, B2FS_PLAIN, "l.b2frame");
