@@ -9,8 +9,8 @@
 #include "frame/frame_int.h"
 
 /* Default sizes of new arrays' blocks and chunks (b2f_nd_choose_shapes). */
-#define ND_BLOCK_BYTES ((uint64_t)32 << 10)
-#define ND_CHUNK_BYTES ((uint64_t)4 << 20)
+#define ND_BLOCK_BYTES ((int64_t)64 << 10)
+#define ND_CHUNK_BYTES ((int64_t)4 << 20)
 
 /* A checked msgpack reader for the few types the metalayer uses. */
 typedef struct mp_reader {
@@ -303,45 +303,82 @@ void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_
     *run = (uint64_t)(bend - x[k]) * m->item_stride[k] - item % m->item_stride[k];
 }
 
-/* The largest part of maxshape, filling dimensions from the last, of at most nitems
- * items and made of whole parts of minpart (NULL: single items). */
-static void partition(int ndim, const int64_t *maxshape, const int64_t *minpart,
-                      uint64_t nitems, int64_t *out)
+/* python-blosc2's choice of chunk and block shapes (its compute_chunks_blocks,
+ * compute_partition, get_chunksize and nearest_divisor), with the cache sizes it assumes
+ * when it cannot read the machine's (L1d 32 KiB, L2 256 KiB, L3 1 MiB: blocks near 64 KiB,
+ * chunks near 4 MiB), so that a file gets the same shapes on every machine. */
+
+/* A divisor of a near b: the largest one up to b (strict, or a large a), else the
+ * closest one (the first found of two as close). */
+static int64_t nearest_divisor(int64_t a, int64_t b, int strict)
 {
-    uint64_t size = 1;
-    for (int i = 0; i < ndim; i++)
-        size *= minpart ? (uint64_t)minpart[i] : 1;
-    for (int i = 0; i < ndim; i++)
-        out[i] = minpart ? minpart[i] : 1;
-    for (int i = ndim - 1; i >= 0; i--) {
-        uint64_t m = minpart ? (uint64_t)minpart[i] : 1;
-        uint64_t whole = ((uint64_t)maxshape[i] + m - 1) / m; /* parts of m across dim i */
-        if (size * whole <= nitems) {
-            out[i] = (int64_t)(whole * m);
-            size *= whole;
+    if (a > 100000 || strict) {
+        for (int64_t d = b; d > 1; d--)
+            if (a % d == 0)
+                return d;
+        return 1;
+    }
+    int64_t best = 1, dist = b > 1 ? b - 1 : 1 - b;
+    for (int64_t i = 1; i * i <= a; i++) {
+        if (a % i)
             continue;
+        int64_t pair[2] = {i, a / i};
+        for (int k = 0; k < 2; k++) {
+            int64_t d = pair[k] > b ? pair[k] - b : b - pair[k];
+            if (d < dist) {
+                dist = d;
+                best = pair[k];
+            }
         }
-        uint64_t k = nitems / size;
-        if (k > 1)
-            out[i] = (int64_t)(k * m);
-        break;
+    }
+    return best;
+}
+
+static void partition(int ndim, const int64_t *maxshape, const int64_t *minpart, int64_t n,
+                      int64_t *part)
+{
+    int64_t m = n;
+    for (int i = 0; i < ndim; i++)
+        part[i] = 1;
+    for (int i = ndim - 1; i >= 0 && m > 1; i--) {
+        int64_t lo = minpart ? minpart[i] : 1;
+        int64_t r = maxshape[i] > lo ? maxshape[i] : lo;
+        if (r <= m) {
+            if (maxshape[i] % r)
+                r = nearest_divisor(maxshape[i], r, 0);
+        } else {
+            r = m > lo ? m : lo;
+            if (maxshape[i] % r) {
+                int64_t nr = nearest_divisor(maxshape[i], r, 1);
+                if (r / 2 < nr && nr < 2 * r)
+                    r = nr;
+            }
+        }
+        part[i] = r;
+        m /= r;
     }
 }
 
 void b2f_nd_choose_shapes(b2f_ndinfo *nd, int itemsize)
 {
-    int64_t shape[B2F_ND_MAX], block[B2F_ND_MAX], chunk[B2F_ND_MAX];
+    int64_t it = itemsize > 0 ? itemsize : 1, block[B2F_ND_MAX], chunk[B2F_ND_MAX];
     for (int i = 0; i < nd->ndim; i++)
-        shape[i] = nd->shape[i] > 0 ? nd->shape[i] : 1;
-    uint64_t isz = itemsize > 0 ? (uint64_t)itemsize : 1;
-    partition(nd->ndim, shape, NULL, ND_BLOCK_BYTES / isz ? ND_BLOCK_BYTES / isz : 1, block);
-    partition(nd->ndim, shape, block, ND_CHUNK_BYTES / isz ? ND_CHUNK_BYTES / isz : 1, chunk);
+        if (nd->shape[i] == 0) {
+            for (int k = 0; k < nd->ndim; k++)
+                nd->chunkshape[k] = nd->blockshape[k] = (int32_t)nd->shape[k];
+            return;
+        }
+    int64_t bsz = ND_BLOCK_BYTES > it ? ND_BLOCK_BYTES : it;
+    partition(nd->ndim, nd->shape, NULL, bsz / it, block);
+    int64_t bs = it;
+    for (int i = 0; i < nd->ndim; i++)
+        bs *= block[i];
+    int64_t cs = ND_CHUNK_BYTES > bs ? ND_CHUNK_BYTES : bs;
+    cs = cs / bs * bs;
+    partition(nd->ndim, nd->shape, block, cs / it, chunk);
     for (int i = 0; i < nd->ndim; i++) {
-        if (chunk[i] > shape[i])
-            chunk[i] = shape[i];
-        if (block[i] > chunk[i])
-            block[i] = chunk[i];
-        nd->chunkshape[i] = (int32_t)chunk[i];
+        int64_t c = (chunk[i] + block[i] - 1) / block[i] * block[i];
+        nd->chunkshape[i] = (int32_t)(c < nd->shape[i] ? c : nd->shape[i]);
         nd->blockshape[i] = (int32_t)block[i];
     }
 }

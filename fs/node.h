@@ -125,6 +125,8 @@ typedef struct b2fs_node {
                              * read-ahead keeps no block before it */
     int64_t ra_done;        /* ra_lock: last chunk queued for read-ahead */
     int64_t bad_logged;     /* atomic: last damaged chunk logged (one line per chunk) */
+    uint64_t decoded_blocks; /* atomic: blocks decoded since the node opened */
+    uint64_t decoded_chunks; /* atomic: chunks decoded whole (special values, Bloscpack) */
     time_t checked;         /* atomic: last time a reader looked for other mounts' commits */
 } b2fs_node;
 

@@ -115,6 +115,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
         if (!tmp && !(tmp = malloc((size_t)nbytes)))
             return -ENOMEM;
         r = b2f_read_chunk(f, ctx, c, tmp, (size_t)nbytes);
+        __atomic_add_fetch(&n->decoded_chunks, 1, __ATOMIC_RELAXED);
         if (r >= 0 && dst)
             memcpy(dst, tmp + off, len);
         if (!slot)
@@ -154,6 +155,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
                 target = scratch;
             }
             r = b2f_read_blocks(f, ctx, c, b, 1, target, blen);
+            __atomic_add_fetch(&n->decoded_blocks, 1, __ATOMIC_RELAXED);
             if (r < 0) {
                 bcache_cancel(slot);
                 scratch_done(scratch, (size_t)bs);

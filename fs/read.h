@@ -2,11 +2,11 @@
  * through the block cache; bytes newer than the frame come from the node's dirty images.
  * Sequential readers get the next chunks decoded ahead of them on the workers.
  *
- * Owns: the readers' fields of struct b2fs_node (ra_*, under n->ra_lock; bad_logged,
- * atomic), the per-thread decode contexts, the count of read-ahead tasks queued
- * (atomic). Callers hold n->lock (read is enough); read-ahead tasks take it with a try
- * (never waiting: a writer may be waiting for jobs queued behind them) and hold a
- * reference. Damage is logged once per chunk and gives -EIO. Calls: frame/, fs/layout,
+ * Owns: the readers' fields of struct b2fs_node (ra_*, under n->ra_lock; bad_logged and
+ * the decode counters, atomic), the per-thread decode contexts, the count of read-ahead
+ * tasks queued (atomic). Callers hold n->lock (read is enough); read-ahead tasks take it
+ * with a try (never waiting: a writer may be waiting for jobs queued behind them) and hold
+ * a reference. Damage is logged once per chunk and gives -EIO. Calls: frame/, fs/layout,
  * fs/dirty (lookups only), fs/bcache, fs/wpool, fs/scratch, fs/node, fs/log. */
 #ifndef B2FS_READ_H
 #define B2FS_READ_H

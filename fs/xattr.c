@@ -20,9 +20,9 @@
 
 static const char *const param_names[] = {"codec", "clevel", "filters", "typesize", "chunksize"};
 static const char *const ro_names[] = {"nbytes", "cbytes", "cratio", "nchunks", "blocksize",
-                                       "splitmode"};
+                                       "splitmode", "decoded"};
 #define NPARAM 5
-#define NRO 6
+#define NRO 7
 
 static int is_param(const char *n)
 {
@@ -215,6 +215,10 @@ static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
         snprintf(text, sizeof text, "%ld", (long)fs.blocksize);
     } else if (!strcmp(key, "splitmode")) {
         snprintf(text, sizeof text, "%s", split_name(fs.splitmode));
+    } else if (!strcmp(key, "decoded")) {
+        snprintf(text, sizeof text, "blocks=%llu chunks=%llu",
+                 (unsigned long long)__atomic_load_n(&n->decoded_blocks, __ATOMIC_RELAXED),
+                 (unsigned long long)__atomic_load_n(&n->decoded_chunks, __ATOMIC_RELAXED));
     } else {
         return -ENODATA;
     }
