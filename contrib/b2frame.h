@@ -60,6 +60,13 @@ void bt_progress_update(bt_progress *p, int64_t done);
 void bt_progress_end(bt_progress *p);
 
 /* The commands: argv[0] is the command name. Return an exit status. */
+/* Arrays (b2frame_npy.c): whether in is an array frame with a .npy form; its .npy file
+ * written to out; a .npy file (in, a regular file) packed as an array frame into out
+ * with p's codec, level and filters. BT_OK or BT_FAIL (the reason printed). */
+int bt_is_array(const bt_input *in);
+int bt_unpack_npy(const bt_input *in, int out, const char *outname);
+int bt_pack_npy(const b2f_params *p, const char *inname, int in, int out, const char *outname);
+
 int bt_cmd_info(int argc, char **argv);
 int bt_cmd_cat(int argc, char **argv);
 int bt_cmd_unpack(int argc, char **argv);

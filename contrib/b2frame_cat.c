@@ -203,14 +203,18 @@ static int chunk_to_fd(bt_input *in, int out, const char *outname)
     return status;
 }
 
-/* Writes the decompressed contents of path to out. */
-static int decode_to_fd(const char *path, int out, const char *outname)
+/* Writes the decompressed contents of path to out; an array frame as a .npy file when
+ * as_npy. */
+static int decode_to_fd(const char *path, int out, const char *outname, int as_npy)
 {
     bt_input in;
     int status = bt_open_input(&in, path, B2F_RDONLY, 1);
     if (status != BT_OK)
         return status;
-    status = in.frame ? frame_to_fd(&in, out, outname) : chunk_to_fd(&in, out, outname);
+    if (as_npy && bt_is_array(&in))
+        status = bt_unpack_npy(&in, out, outname);
+    else
+        status = in.frame ? frame_to_fd(&in, out, outname) : chunk_to_fd(&in, out, outname);
     bt_close_input(&in);
     return status;
 }
@@ -227,7 +231,7 @@ int bt_cmd_cat(int argc, char **argv)
     if (bt_no_options(argc, argv, cat_usage, 1, -1, &status) < 0)
         return status;
     for (int i = optind; i < argc && status == BT_OK; i++)
-        status = decode_to_fd(argv[i], STDOUT_FILENO, "stdout");
+        status = decode_to_fd(argv[i], STDOUT_FILENO, "stdout", 0);
     return status;
 }
 
@@ -235,7 +239,8 @@ static const char unpack_usage[] =
     "Usage: b2frame unpack IN OUT\n"
     "Writes the decompressed contents of IN (a frame, a Bloscpack file or a Blosc chunk)\n"
     "to the plain file OUT: through a temporary file next to it, renamed into place when\n"
-    "complete, so OUT is never seen half written.\n";
+    "complete, so OUT is never seen half written. An array frame (a b2nd metalayer) and\n"
+    "an OUT ending in .npy give the NumPy .npy file of the array: its items in C order.\n";
 
 int bt_cmd_unpack(int argc, char **argv)
 {
@@ -247,7 +252,8 @@ int bt_cmd_unpack(int argc, char **argv)
     int fd = bt_temp_next_to(out, tmp, sizeof tmp);
     if (fd < 0)
         return BT_FAIL;
-    status = decode_to_fd(argv[optind], fd, out);
+    size_t olen = strlen(out);
+    status = decode_to_fd(argv[optind], fd, out, olen > 4 && !strcmp(out + olen - 4, ".npy"));
     if (status != BT_OK) {
         bt_drop_temp(fd, tmp);
         return status;

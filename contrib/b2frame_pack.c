@@ -15,9 +15,12 @@
 
 static const char pack_usage[] =
     "Usage: b2frame pack [-c CODEC] [-l CLEVEL] [-f FILTERS] [-t TYPESIZE] [-s CHUNKSIZE]\n"
-    "                    [-b BLOCKSIZE] IN OUT\n"
+    "                    [-b BLOCKSIZE] [--npy] IN OUT\n"
     "Compresses IN (- for stdin) into a new Blosc2 frame OUT, which C-Blosc2 2.x and 3.x\n"
     "read. OUT is written under a temporary name next to it and renamed when complete.\n"
+    "  --npy         IN is a NumPy .npy file: OUT is the array frame (a b2nd metalayer)\n"
+    "                that C-Blosc2's b2nd API and python-blosc2 open, with chunk and block\n"
+    "                shapes chosen as python-blosc2 does; -t, -s, -b do not apply\n"
     "  -c CODEC      blosclz, lz4, lz4hc, zlib, zstd (default zstd)\n"
     "  -l CLEVEL     0..9 (default 1; 0 stores the data uncompressed)\n"
     "  -f FILTERS    pipeline in the order applied: none, shuffle, bitshuffle, delta,\n"
@@ -27,10 +30,12 @@ static const char pack_usage[] =
     "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n";
 
-static int parse_params(int argc, char **argv, b2f_params *p, int *status)
+static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *status)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                              {"npy", no_argument, NULL, 'n'},
                                               {NULL, 0, NULL, 0}};
+    *npy = 0;
     b2f_params_default(p);
     int c;
     long v;
@@ -77,6 +82,9 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *status)
                 goto usage;
             }
             p->cp.blocksize = (int32_t)size;
+            break;
+        case 'n':
+            *npy = 1;
             break;
         case 'h':
             *status = bt_usage(pack_usage, BT_OK);
@@ -174,8 +182,8 @@ static int fill_frame(b2_frame *f, const b2f_params *p, int in, const char *inna
 int bt_cmd_pack(int argc, char **argv)
 {
     b2f_params p;
-    int status;
-    if (parse_params(argc, argv, &p, &status) < 0)
+    int status, npy;
+    if (parse_params(argc, argv, &p, &npy, &status) < 0)
         return status;
     const char *inname = argv[optind], *outname = argv[optind + 1];
     int in = strcmp(inname, "-") ? open(inname, O_RDONLY) : STDIN_FILENO;
@@ -192,8 +200,10 @@ int bt_cmd_pack(int argc, char **argv)
     }
     b2_frame *f;
     char err[512] = "";
-    int rc = b2f_create(&f, out, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
-    if (rc < 0) {
+    int rc = npy ? 0 : b2f_create(&f, out, &p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
+    if (npy) {
+        status = bt_pack_npy(&p, inname, in, out, outname);
+    } else if (rc < 0) {
         bt_error(outname, "%s", bt_reason(rc, err));
         status = BT_FAIL;
     } else {

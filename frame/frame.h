@@ -315,6 +315,12 @@ int b2f_array_write(int out_fd, const b2f_params *base, const b2f_ndinfo *nd, in
  * empty file out_fd (f's codec parameters and vlmetalayers). B2F_EMETA, B2F_EFORMAT or
  * B2F_ERANGE when the contents are no .npy file that b2fs stores as an array. */
 int b2f_array_from_npy_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* How an array frame shows as a .npy file: its metalayer, the map of its items (the item
+ * size follows from the chunk size) and the .npy header (into header, cap bytes; its
+ * length is returned). B2F_ENOTFOUND (no b2nd metalayer), or B2F_EMETA when the frame is
+ * no array b2fs can show (a dtype that is not NumPy's, chunks other than the metalayer
+ * says). */
+int b2f_nd_view(b2_frame *f, b2f_ndinfo *nd, b2f_ndmap *m, char *header, size_t cap);
 /* An empty frame in out_fd with f's codec parameters (the default chunk size, an
  * automatic block size) and vlmetalayers, without its metalayers. */
 int b2f_array_clear_into(b2_frame *f, int out_fd, char *err, size_t errlen);

@@ -218,3 +218,31 @@ int b2f_array_clear_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     b2f_close(nf);
     return rc;
 }
+
+int b2f_nd_view(b2_frame *f, b2f_ndinfo *nd, b2f_ndmap *m, char *header, size_t cap)
+{
+    b2f_stat fs;
+    b2f_stat_get(f, &fs);
+    int r = b2f_nd_of(f, nd, NULL, 0);
+    if (r < 0)
+        return r;
+    if (nd->dtype_format > 0 || fs.chunksize < 0 || fs.kind != B2F_KIND_FRAME)
+        return B2F_EMETA;
+    /* the item size: a chunk holds the items of the chunk shape padded to whole blocks
+     * (the frame's typesize may be another: items over 255 bytes, older writers) */
+    b2f_ndmap probe;
+    if ((r = b2f_ndmap_init(&probe, nd, 1)) < 0)
+        return r;
+    int itemsize = fs.typesize;
+    if (probe.chunk_bytes > 0 && fs.chunksize > 0) {
+        if (fs.chunksize % probe.chunk_bytes)
+            return B2F_EMETA;
+        itemsize = fs.chunksize / probe.chunk_bytes;
+    }
+    if ((r = b2f_ndmap_init(m, nd, itemsize)) < 0)
+        return r;
+    if (m->nchunks && (fs.chunksize != m->chunk_bytes || fs.nchunks != m->nchunks ||
+                       (uint64_t)fs.nbytes != (uint64_t)fs.nchunks * (uint64_t)fs.chunksize))
+        return B2F_EMETA;
+    return b2f_npy_header(nd, itemsize, header, cap);
+}

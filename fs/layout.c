@@ -66,33 +66,12 @@ b2fs_view *layout_view_make(const b2fs_node *n)
     b2fs_view *v = calloc(1, sizeof *v);
     if (!v)
         return NULL;
-    b2f_stat fs;
-    b2f_stat_get(n->frame, &fs);
-    if (b2f_nd_of(n->frame, &v->nd, NULL, 0) < 0 || (v->nd.dtype_format > 0) ||
-        fs.chunksize < 0)
-        goto raw;
-    /* the item size: a chunk holds the items of the chunk shape padded to whole blocks
-     * (the frame's typesize may be another: items over 255 bytes, older writers) */
-    b2f_ndmap probe;
-    if (b2f_ndmap_init(&probe, &v->nd, 1) < 0)
-        goto raw;
-    int itemsize = fs.typesize;
-    if (probe.chunk_bytes > 0 && fs.chunksize > 0) {
-        if (fs.chunksize % probe.chunk_bytes)
-            goto raw;
-        itemsize = fs.chunksize / probe.chunk_bytes;
+    int h = b2f_nd_view(n->frame, &v->nd, &v->map, v->header, sizeof v->header);
+    if (h < 0) {
+        free(v);
+        return NULL;
     }
-    if (b2f_ndmap_init(&v->map, &v->nd, itemsize) < 0 ||
-        (v->map.nchunks && (fs.chunksize != v->map.chunk_bytes || fs.nchunks != v->map.nchunks ||
-                            (uint64_t)fs.nbytes != (uint64_t)fs.nchunks * (uint64_t)fs.chunksize)))
-        goto raw;
-    int h = b2f_npy_header(&v->nd, itemsize, v->header, sizeof v->header);
-    if (h < 0)
-        goto raw;
     v->header_len = h;
-    v->size = (uint64_t)h + v->map.items * (uint64_t)itemsize;
+    v->size = (uint64_t)h + v->map.items * (uint64_t)v->map.itemsize;
     return v;
-raw:
-    free(v);
-    return NULL;
 }
