@@ -273,6 +273,31 @@ int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize)
     return 0;
 }
 
+int b2f_ndmap_block_last(const b2f_ndmap *m, int64_t c, int32_t b, uint64_t *item)
+{
+    uint64_t crest = (uint64_t)c, brest = (uint64_t)b, last = 0;
+    for (int i = m->ndim - 1; i >= 0; i--) {
+        uint64_t nc = ((uint64_t)m->shape[i] + (uint64_t)m->chunkshape[i] - 1) /
+                      (uint64_t)m->chunkshape[i];
+        uint64_t nb = ((uint64_t)m->chunkshape[i] + (uint64_t)m->blockshape[i] - 1) /
+                      (uint64_t)m->blockshape[i];
+        int64_t cstart = (int64_t)(crest % nc) * m->chunkshape[i];
+        int64_t start = cstart + (int64_t)(brest % nb) * m->blockshape[i];
+        int64_t end = start + m->blockshape[i];
+        if (end > cstart + m->chunkshape[i])
+            end = cstart + m->chunkshape[i];
+        if (end > m->shape[i])
+            end = m->shape[i];
+        if (end <= start)
+            return -1;   /* padding only */
+        last += (uint64_t)(end - 1) * m->item_stride[i];
+        crest /= nc;
+        brest /= nb;
+    }
+    *item = last;
+    return 0;
+}
+
 void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_t *offset,
                       uint64_t *run)
 {

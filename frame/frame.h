@@ -299,6 +299,9 @@ int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize);
 void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_t *offset,
                       uint64_t *run);
 
+/* The last item (C order) that block b of chunk c holds: 0, or -1 when the block holds
+ * padding only. */
+int b2f_ndmap_block_last(const b2f_ndmap *m, int64_t c, int32_t b, uint64_t *item);
 /* Calls fn for each run of items that chunk c holds, in C order of the array: the first
  * item's number, its byte offset in the chunk, the count. Stops at a negative return. */
 typedef int (*b2f_nd_run_fn)(void *ctx, uint64_t item, uint32_t offset, uint64_t n);

@@ -123,7 +123,12 @@ typedef struct b2fs_node {
     uint64_t ra_next;       /* ra_lock: offset a sequential reader asks for next */
     uint64_t ra_claimed;    /* ra_lock: end of the streaming read started last:
                              * read-ahead keeps no block before it */
-    int64_t ra_done;        /* ra_lock: last chunk queued for read-ahead */
+    int64_t ra_done;        /* ra_lock: last chunk queued for read-ahead (a view's reader:
+                             * the file offset read-ahead was queued up to) */
+#define VIEW_RA_RECENT 32
+    int64_t ra_recent[VIEW_RA_RECENT]; /* ra_lock: a view's chunks queued last, plus one
+                                        * (0: none) */
+    unsigned ra_recent_next; /* ra_lock: where the next one goes */
     int64_t bad_logged;     /* atomic: last damaged chunk logged (one line per chunk) */
     uint64_t decoded_blocks; /* atomic: blocks decoded since the node opened */
     uint64_t decoded_chunks; /* atomic: chunks decoded whole (special values, Bloscpack) */

@@ -61,8 +61,8 @@ static int behind_reader(b2fs_node *n, uint64_t end)
  * reader asking got it to its end, or when the sequential reader is already past it. */
 static int worth_keeping(b2fs_node *n, int mode, int reached_end, uint64_t end)
 {
-    if (mode == READ_STREAM)
-        return !reached_end;
+    if (mode == READ_STREAM) /* (a view's block holds items from many places) */
+        return n->view ? !behind_reader(n, end) : !reached_end;
     if (mode == READ_AHEAD)
         return !behind_reader(n, end);
     return 1;
@@ -72,7 +72,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
                     int mode)
 {
     int (*lookup)(uint64_t, int64_t, int32_t, size_t, void *, size_t) =
-        mode == READ_STREAM ? bcache_take : bcache_get;
+        mode == READ_STREAM && !n->view ? bcache_take : bcache_get;
     uint64_t cstart = (uint64_t)c * (uint64_t)(n->chunksize > 0 ? n->chunksize : 0);
     b2_frame *f = n->frame;
     int sp = b2f_chunk_special(f, c);
@@ -138,13 +138,14 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
         uint32_t within = pos - bstart;
         uint32_t take = blen - within < end - pos ? blen - within : end - pos;
         uint8_t *out = dst ? dst + (pos - off) : NULL;
+        /* where the block ends in the file (a view's blocks hold items from many places) */
+        uint64_t bend = n->view ? layout_block_end(n, c, b, (uint32_t)bs) : cstart + bstart + blen;
         /* read-ahead leaves a block the reader has already asked for to the reader: the
          * two would otherwise decode the rest of the chunk side by side, each block twice */
-        int reader_has_it = !dst && mode == READ_AHEAD &&
-                            behind_reader(n, cstart + bstart + blen);
+        int reader_has_it = !dst && mode == READ_AHEAD && behind_reader(n, bend);
         if (!reader_has_it && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
             int whole = dst && !within && take == blen;
-            int keep = worth_keeping(n, mode, within + take == blen, cstart + bstart + blen);
+            int keep = worth_keeping(n, mode, within + take == blen, bend);
             /* a block the reader wants only part of (or not at all) is decoded straight
              * into the cache when it is to be kept there, else into the scratch buffer */
             bcache_entry *slot = NULL;
@@ -165,7 +166,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
                 memcpy(out, target + within, take);
             /* read-ahead: the reader may have passed this block while it was decoded */
             if (mode == READ_AHEAD)
-                keep = worth_keeping(n, mode, 0, cstart + bstart + blen);
+                keep = worth_keeping(n, mode, 0, bend);
             if (slot && keep)
                 bcache_publish(slot, n->gen, c, b);
             else if (slot)
@@ -185,6 +186,7 @@ typedef struct ra_task {
     b2fs_task task;
     b2fs_node *n;
     int64_t chunk;
+    int view;               /* for a view's reader: the whole chunk into the cache */
 } ra_task;
 
 static int ra_pending; /* atomic */
@@ -198,7 +200,11 @@ static void run_readahead(b2fs_task *t)
     if (pthread_rwlock_tryrdlock(&n->lock) != 0)
         goto out;
     uint64_t cs = (uint64_t)n->chunksize;
-    if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
+    if (ra->view) {
+        /* blocks the reader has reached meanwhile are left to it */
+        if (n->view && n->frame && ra->chunk < n->view->map.nchunks)
+            read_chunk_part(n, ra->chunk, 0, (uint32_t)cs, NULL, READ_AHEAD);
+    } else if (n->frame && cs && (uint64_t)ra->chunk * cs < n->fnbytes) {
         uint64_t start = (uint64_t)ra->chunk * cs;
         uint64_t len = n->fnbytes - start < cs ? n->fnbytes - start : cs;
         /* the reader may have caught up and decoded it itself */
@@ -212,7 +218,7 @@ out:
     __atomic_fetch_sub(&ra_pending, 1, __ATOMIC_RELAXED);
 }
 
-static void queue_readahead(b2fs_node *n, int64_t c)
+static void queue_readahead(b2fs_node *n, int64_t c, int view)
 {
     if (!wpool_size() || !bcache_enabled())
         return;
@@ -229,6 +235,7 @@ static void queue_readahead(b2fs_node *n, int64_t c)
     ra->task.run = run_readahead;
     ra->n = n;
     ra->chunk = c;
+    ra->view = view;
     wpool_submit(&ra->task);
 }
 
@@ -261,6 +268,21 @@ static int is_streaming(b2fs_node *n, uint64_t off, size_t len)
     return s;
 }
 
+/* A view's sequential reader: its blocks are kept only while the reader has items of
+ * them still to come. */
+static int view_streaming(b2fs_node *n, uint64_t off, size_t len)
+{
+    if (len < STREAM_MIN_READ)
+        return 0;
+    uint64_t window = 1u << 20;
+    pthread_mutex_lock(&n->ra_lock);
+    int s = off + window >= n->ra_next && off <= n->ra_next + window;
+    if (s)
+        n->ra_claimed = off + len;
+    pthread_mutex_unlock(&n->ra_lock);
+    return s;
+}
+
 static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
 {
     if (!n->frame || n->chunksize <= 0)
@@ -287,7 +309,68 @@ static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
     }
     pthread_mutex_unlock(&n->ra_lock);
     for (int64_t c = first; last >= 0 && c <= last; c++)
-        queue_readahead(n, c);
+        queue_readahead(n, c, 0);
+}
+
+/* Pieces looked at for the chunks ahead of a view's reader, and chunks queued at most:
+ * an array of short rows has many pieces a window. */
+#define VIEW_RA_PIECES 4096
+#define VIEW_RA_CHUNKS 16
+_Static_assert(VIEW_RA_RECENT >= VIEW_RA_CHUNKS, "a window's chunks fit the recent ones");
+
+/* A view's sequential reader (ra_next and ra_done in file offsets): the chunks that hold
+ * the next RA_BYTES of the file are decoded ahead on the workers. */
+static void view_readahead(b2fs_node *n, uint64_t off, uint64_t end)
+{
+    uint64_t size = n->view->size, from = 0, to = 0;
+    pthread_mutex_lock(&n->ra_lock);
+    uint64_t window = (1u << 20);
+    /* small reads are a program's own (a row, an item), not a streaming reader's */
+    int sequential = end - off >= STREAM_MIN_READ && off + window >= n->ra_next &&
+                     off <= n->ra_next + window;
+    n->ra_next = end;
+    uint64_t done = n->ra_done < 0 || (uint64_t)n->ra_done < end ? end : (uint64_t)n->ra_done;
+    if (done > end + 2 * RA_BYTES)
+        done = end;   /* started over further back */
+    if (sequential && done < size) {
+        from = done;
+        to = end + RA_BYTES < size ? end + RA_BYTES : size;
+        if (from < to)
+            n->ra_done = (int64_t)to;
+    }
+    pthread_mutex_unlock(&n->ra_lock);
+    /* not the chunk the reader is in: it decodes that one itself, and the two would
+     * decode its blocks side by side, many twice */
+    int64_t chunks[VIEW_RA_CHUNKS], current = -1;
+    layout_piece p;
+    if (end > off && layout_piece_at(n, end - 1, end, &p) == 0)
+        current = p.chunk;
+    int nc = 0;
+    for (int i = 0; from < to && i < VIEW_RA_PIECES && nc < VIEW_RA_CHUNKS; i++) {
+        if (layout_piece_at(n, from, to, &p) < 0)
+            break;
+        int seen = p.chunk < 0 || p.chunk == current;
+        for (int k = 0; k < nc && !seen; k++)
+            seen = chunks[k] == p.chunk;
+        if (!seen)
+            chunks[nc++] = p.chunk;
+        from += p.len;
+    }
+    /* each chunk once: the windows of the reads that follow lie in the same chunks */
+    pthread_mutex_lock(&n->ra_lock);
+    int nq = 0;
+    for (int k = 0; k < nc; k++) {
+        int queued = 0;
+        for (int j = 0; j < VIEW_RA_RECENT && !queued; j++)
+            queued = n->ra_recent[j] == chunks[k] + 1;
+        if (!queued) {
+            n->ra_recent[n->ra_recent_next++ % VIEW_RA_RECENT] = chunks[k] + 1;
+            chunks[nq++] = chunks[k];
+        }
+    }
+    pthread_mutex_unlock(&n->ra_lock);
+    for (int k = 0; k < nq; k++)
+        queue_readahead(n, chunks[k], 1);
 }
 
 ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
@@ -303,8 +386,7 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
     if (len > size - off)
         len = (size_t)(size - off);
     uint64_t pos = off, end = off + len;
-    /* a view's chunks do not follow its offsets: its readers are not sequential ones */
-    int streaming = !n->view && is_streaming(n, off, len);
+    int streaming = n->view ? view_streaming(n, off, len) : is_streaming(n, off, len);
     while (pos < end) {
         layout_piece p;
         int r = layout_piece_at(n, pos, end, &p);
@@ -334,7 +416,9 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
         }
         pos += p.len;
     }
-    if (!n->view)
+    if (n->view)
+        view_readahead(n, off, end);
+    else
         maybe_readahead(n, off, end);
     return (ssize_t)len;
 }
@@ -343,6 +427,7 @@ void read_reset(b2fs_node *n)
 {
     pthread_mutex_lock(&n->ra_lock);
     n->ra_done = -1;
+    memset(n->ra_recent, 0, sizeof n->ra_recent);
     pthread_mutex_unlock(&n->ra_lock);
     __atomic_store_n(&n->bad_logged, -1, __ATOMIC_RELAXED);
 }
