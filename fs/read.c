@@ -143,7 +143,10 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
         /* read-ahead leaves a block the reader has already asked for to the reader: the
          * two would otherwise decode the rest of the chunk side by side, each block twice */
         int reader_has_it = !dst && mode == READ_AHEAD && behind_reader(n, bend);
-        if (!reader_has_it && !lookup(n->gen, c, b, within, out, dst ? take : 0)) {
+        /* a view's streaming reader takes a block out of the cache once it has all of it */
+        int (*find)(uint64_t, int64_t, int32_t, size_t, void *, size_t) =
+            n->view && mode == READ_STREAM && behind_reader(n, bend) ? bcache_take : lookup;
+        if (!reader_has_it && !find(n->gen, c, b, within, out, dst ? take : 0)) {
             int whole = dst && !within && take == blen;
             int keep = worth_keeping(n, mode, within + take == blen, bend);
             /* a block the reader wants only part of (or not at all) is decoded straight
