@@ -212,6 +212,8 @@ int b2f_npy_parse(const uint8_t *b, size_t len, b2f_npyinfo *out, char *err, siz
         return b2f_fail(err, errlen, B2F_EFORMAT, ".npy version %d.%d unknown", b[6], b[7]);
     size_t lenbytes = major == 1 ? 2 : 4;
     size_t start = 8 + lenbytes;
+    if (len < start)
+        return b2f_fail(err, errlen, B2F_ERANGE, "shorter than a .npy header");
     uint64_t hlen = b2f_le_get(b + 8, (int)lenbytes);
     if (hlen > B2F_NPY_MAX_HEADER)
         return b2f_fail(err, errlen, B2F_EMETA, ".npy header of %llu bytes",

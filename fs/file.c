@@ -237,7 +237,7 @@ int file_commit(b2fs_node *n, int durable)
     return r;
 }
 
-int file_release(b2fs_node *n, int wrote)
+int file_close(b2fs_node *n, int wrote)
 {
     pthread_rwlock_wrlock(&n->lock);
     int r = commit_node(n, 0);

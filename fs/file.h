@@ -39,9 +39,10 @@ int file_fallocate(b2fs_node *n, int mode, uint64_t off, uint64_t len, int commi
 off_t file_seek(b2fs_node *n, off_t off, int whence);
 /* Commits what is staged (flush, fsync); durable: fsync. */
 int file_commit(b2fs_node *n, int durable);
-/* Commits at the close of a handle; after a handle that wrote, a .npy file written as
- * STEM.b2nd becomes the array frame it holds (fs/rechunk). */
-int file_release(b2fs_node *n, int wrote);
+/* Commits at a close of a handle (flush, and release for writes through a mapping after
+ * it); after a handle that wrote, a .npy file written as STEM.b2nd becomes the array
+ * frame it holds (fs/rechunk). */
+int file_close(b2fs_node *n, int wrote);
 /* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
 int file_utimens(b2fs_node *n, const struct timespec tv[2]);
 int file_chmod(b2fs_node *n, mode_t mode);

@@ -523,7 +523,9 @@ int ops_flush(struct fuse_file_info *fi)
     handle *h = fh_of(fi);
     if (h->kind == B2FS_PLAIN)
         return 0;
-    return b2fs_fuse_result(file_commit(h->node, 0));
+    /* close(2) waits for this, not for the release: an array stored at the close of its
+     * writer is one when close returns */
+    return b2fs_fuse_result(file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED)));
 }
 
 void ops_handle_hold(uint64_t fh)
@@ -547,7 +549,7 @@ int ops_release(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h->kind != B2FS_PLAIN) /* (a failure was logged; close(2) has returned) */
-        file_release(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED));
+        file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED));
     ops_handle_drop(fi->fh);
     return 0;
 }

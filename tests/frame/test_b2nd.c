@@ -295,6 +295,9 @@ START_TEST(npy_headers)
         "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), 'extra': 1}",
         "{'descr': '<i4' 'fortran_order': False, 'shape': (3,), }",
     };
+    /* version 2.0 has a 4-byte length: 10 bytes are short of it (found by fuzz_frame) */
+    ck_assert_int_eq(b2f_npy_parse((const uint8_t *)"\x93NUMPY\x02\x00\x10\x00", 10, &npy, NULL, 0),
+                     B2F_ERANGE);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t f[256] = "\x93NUMPY\x01\x00";
         size_t l = strlen(bad[i]);

@@ -1,8 +1,9 @@
 /* libFuzzer target for the frame parser: open the input as a contiguous frame (from a
  * memfd), read every byte (by ranges and chunk by chunk), the metalayers and
- * vlmetalayers; when it opens and is small, also write to it (a vlmetalayer, a chunk, a
- * commit) and open the result again, which must succeed. Any crash, leak or sanitizer
- * report is a bug. */
+ * vlmetalayers, and an array frame's .npy view (its items mapped to chunks); when it opens
+ * and is small, also write to it (a vlmetalayer, a chunk, a commit) and open the result
+ * again, which must succeed. The input is also read as a .npy file. Any crash, leak or
+ * sanitizer report is a bug. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,50 @@
 #define MAX_READ (8 << 20)   /* keep the fuzzer's memory and time bounded */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int count_run(void *ctx, uint64_t item, uint32_t offset, uint64_t n)
+{
+    const b2f_ndmap *m = ctx;
+    if (item + n > m->items || offset + n * (uint64_t)m->itemsize > (uint64_t)m->chunk_bytes)
+        abort();
+    return 0;
+}
+
+/* An array frame's view: every item it maps lies inside its chunk. */
+static void read_view(b2_frame *f)
+{
+    b2f_ndinfo nd;
+    b2f_ndmap m;
+    char header[1024];
+    if (b2f_nd_view(f, &nd, &m, header, sizeof header) <= 0 || !m.items)
+        return;
+    uint64_t probe[3] = {0, m.items / 2, m.items - 1};
+    for (int i = 0; i < 3; i++) {
+        int64_t c;
+        uint32_t off;
+        uint64_t run;
+        b2f_ndmap_locate(&m, probe[i], &c, &off, &run);
+        if (c < 0 || c >= m.nchunks || !run || probe[i] + run > m.items ||
+            off + run * (uint64_t)m.itemsize > (uint64_t)m.chunk_bytes)
+            abort();
+    }
+    if (m.chunk_bytes <= (1 << 16))
+        b2f_ndmap_chunk_runs(&m, m.nchunks - 1, count_run, &m);
+}
+
+static void read_npy(const uint8_t *data, size_t size)
+{
+    b2f_npyinfo npy;
+    b2f_ndinfo nd;
+    int itemsize;
+    if (b2f_npy_check(data, size, size, &npy, &nd, &itemsize, NULL, 0) < 0)
+        return;
+    uint8_t meta[1024];
+    b2f_ndinfo back;
+    int len = b2f_nd_serialize(&nd, meta, sizeof meta);
+    if (len > 0 && b2f_nd_parse(meta, (size_t)len, &back, NULL, 0) != 0)
+        abort();   /* what b2fs writes must parse */
+}
 
 static void read_all(b2_frame *f)
 {
@@ -52,6 +97,7 @@ static void read_all(b2_frame *f)
     b2f_dead_bytes(f);
     free(buf);
     b2_dctx_free(ctx);
+    read_view(f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         close(fd);
         return 0;
     }
+    read_npy(data, size);
     b2_frame *f;
     char err[256];
     if (b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err) == 0) {
