@@ -43,11 +43,13 @@ int b2f_npy_itemsize(const char *dtype)
 }
 
 /* The descr literal for dtype: a structured dtype's list as it is, anything else quoted.
- * A frame without a dtype shows its items as raw bytes of its item size. */
+ * A frame without a dtype, or whose dtype is not as large as its items (C-Blosc2's own
+ * examples have "|u1" on items of 4 bytes), shows its items as raw bytes of their size. */
 static int descr_literal(const char *dtype, int itemsize, char *out, size_t cap)
 {
     int n;
-    if (!dtype[0])
+    int size = dtype[0] && dtype[0] != '[' ? b2f_npy_itemsize(dtype) : 0;
+    if (!dtype[0] || (size > 0 && size != itemsize))
         n = itemsize == 1 ? snprintf(out, cap, "'|u1'") : snprintf(out, cap, "'|V%d'", itemsize);
     else if (dtype[0] == '[')
         n = snprintf(out, cap, "%s", dtype);

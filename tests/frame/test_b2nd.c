@@ -278,6 +278,11 @@ START_TEST(npy_headers)
     n = b2f_npy_header(&zero, 6, h, sizeof h);
     ck_assert_ptr_nonnull(strstr(h + 10, "{'descr': '|V6', 'fortran_order': False, 'shape': (), }"));
     ck_assert_int_eq(n % 64, 0);
+    /* a dtype smaller than the items (C-Blosc2's example_item_prices): raw items */
+    b2f_ndinfo small = {.ndim = 1, .shape = {3}, .dtype = "|u1"};
+    memset(h, 0, sizeof h);
+    ck_assert_int_gt(b2f_npy_header(&small, 4, h, sizeof h), 0);
+    ck_assert_ptr_nonnull(strstr(h + 10, "{'descr': '|V4',"));
     /* what is refused */
     b2f_ndinfo obj = {.ndim = 1, .shape = {3}, .dtype = "|O"};
     ck_assert_int_eq(b2f_npy_header(&obj, 8, h, sizeof h), B2F_EMETA);

@@ -81,6 +81,14 @@ check "... with shape 17,13,11" [ "$(getfattr --only-values -n user.blosc2.b2nd.
 check "cp over an existing array replaces it" cp "$WORK/i4_2d.npy" "$MNT/copied.npy"
 check "... with the new contents and shape" cmp "$WORK/i4_2d.npy" "$MNT/copied.npy"
 check "Fortran order, objects, bad headers stay ordinary frames with their bytes" npy not-arrays
+mkdir "$MNT/lz4dir"
+setfattr -n user.blosc2.codec -v lz4 "$MNT/lz4dir"
+setfattr -n user.blosc2.filters -v bitshuffle "$MNT/lz4dir"
+cp "$WORK/copy.npy" "$MNT/lz4dir/a.npy"
+attr() { getfattr --only-values -n "user.blosc2.$1" "$MNT/lz4dir/a.npy"; }
+check "an array stored in a directory set to lz4, bitshuffle has them" \
+    [ "$(attr codec)/$(attr filters)" = "lz4/bitshuffle" ]
+check "... and its typesize is the item size" [ "$(attr typesize)" = 8 ]
 
 unmount_b2fs
 for f in "$BACK"/*.b2nd "$BACK"/*.b2frame; do
