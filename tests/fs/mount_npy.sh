@@ -3,8 +3,8 @@
 # by Caterva2) shows as STEM.npy with the bytes np.save writes and the C-order data
 # C-Blosc2 gives; reads decode only the blocks that hold the items read; writes through
 # the view land in place and stay after a remount; changes of header or size are refused
-# with EPERM and a log line; np.save and cp store new arrays; what is no array for b2fs
-# stays an ordinary frame with the same bytes.
+# with EPERM and a log line; np.save and cp store new arrays (with the codec and filters of
+# their directory); what is no array for b2fs stays an ordinary frame with the same bytes.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 ND="$top_srcdir/tests/data/b2nd"
