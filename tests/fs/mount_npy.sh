@@ -14,6 +14,10 @@ need_fuse
 export WORK
 npy() { $PY "$top_srcdir/tests/fs/mount_npy.py" "$1" "$MNT" "$BACK" "$ND" "${@:2}"; }
 nlog() { grep -c "$1" "$WORK/b2fs.log"; }
+c_order() { $PY -c 'import numpy as np, sys, hashlib
+print(hashlib.sha256(np.ascontiguousarray(np.load(sys.argv[1])).tobytes()).hexdigest())' "$1"; }
+export -f c_order
+export PY
 
 cp "$ND"/*.b2nd "$BACK/"
 chmod u+w "$BACK"/*.b2nd
@@ -26,6 +30,12 @@ check "cp and cmp see the same file" cp "$MNT/f8be_3d.npy" "$WORK/copy.npy"
 check "... identical" cmp "$WORK/copy.npy" "$MNT/f8be_3d.npy"
 check "od reads the header" grep -q "N   U   M   P   Y" <(od -c "$MNT/i4_1d.npy" | head -1)
 check "ls -l shows header plus items" [ "$(stat -c %s "$MNT/i4_2d.npy")" = $((128 + 1000 * 700 * 4)) ]
+
+check "two streaming readers of one array and one of another at once" sh -c '
+    cat "$1/i4_2d.npy" >"$2/r1" & cat "$1/i4_2d.npy" >"$2/r2" & cat "$1/f8_2d_zstd.npy" >"$2/r3"
+    wait; cat "$1/f8_2d_zstd.npy" >"$2/r4"
+    cmp "$2/r1" "$2/r2" && cmp "$2/r3" "$2/r4" && [ "$(c_order "$2/r1")" = "$(c_order "$1/i4_2d.npy")" ]
+' sh "$MNT" "$WORK"
 
 # laziness: a fresh mount, nothing cached
 remount_b2fs || fail "remount"
@@ -99,4 +109,5 @@ check "b2frame info of a stored array shows its metalayer" grep -qx "b2nd.shape:
 mount_b2fs || fail "remount"
 check "the writes are there after a remount" cmp "$WORK/i4_2d.npy" "$MNT/i4_2d.npy"
 unmount_b2fs
+check "no ThreadSanitizer report in the daemon's log" not grep -q "ThreadSanitizer" "$WORK/b2fs.log"
 finish
