@@ -203,6 +203,50 @@ int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off);
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off);
 void b2f_io_init(b2f_io *dst, const b2f_io *src);
 
+/* sums.c: checksums of chunks as stored (XXH3-64): sum 0 over the chunk's head (header,
+ * block starts, dictionary: everything before the first block's streams), then one per
+ * block over its streams (a memcpyed chunk: over its bytes; a special chunk: one sum over
+ * all of it). */
+#define B2F_SUMS_VLMETA "b2fs.sums"
+uint64_t b2f_sum(const void *p, size_t len);
+/* How many sums a chunk of this layout has, and the span [start, end) in the chunk of
+ * each (cap entries; the count or B2F_ERANGE). */
+int b2f_sum_count(const b2_chunk_layout *lay);
+int b2f_sum_spans(const b2_chunk_layout *lay, int32_t cbytes, uint32_t *start, uint32_t *end,
+                  int cap);
+/* The sums of a chunk held in memory: *sums malloc'ed, *nsums of them. */
+int b2f_chunk_sums(const uint8_t *chunk, int32_t cbytes, uint64_t **sums, int *nsums);
+/* The table of sums kept in the vlmetalayer B2F_SUMS_VLMETA: built entry by entry... */
+typedef struct b2f_sums_buf {
+    uint8_t *p;
+    size_t len, cap;
+    int64_t count;
+} b2f_sums_buf;
+int b2f_sums_begin(b2f_sums_buf *b);
+int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+                 const uint64_t *sums, uint32_t nsums);
+void b2f_sums_free(b2f_sums_buf *b);
+/* ... and read back, every count and length checked (B2F_ECHECKSUM when it does not hold
+ * together). */
+typedef struct b2f_sums_entry {
+    int64_t chunk, off;
+    int32_t cbytes;
+    uint32_t nsums;
+    const uint8_t *sums;    /* nsums little-endian u64, in the table */
+} b2f_sums_entry;
+typedef struct b2f_sums_iter {
+    const uint8_t *p;
+    size_t len, pos;
+    int64_t left;
+} b2f_sums_iter;
+int b2f_sums_open(b2f_sums_iter *it, const uint8_t *val, size_t len);
+/* 1 and the next entry, 0 at the end, B2F_ECHECKSUM. */
+int b2f_sums_next(b2f_sums_iter *it, b2f_sums_entry *e);
+uint64_t b2f_sums_entry_get(const b2f_sums_entry *e, uint32_t k);
+/* XXH3-128 over the parts one after the other, in canonical (big-endian) form. */
+int b2f_fingerprint(const uint8_t *const *parts, const size_t *lens, int nparts,
+                    uint8_t out[16]);
+
 /* Big-endian helpers. */
 uint64_t b2f_be_get(const uint8_t *p, int n);
 void b2f_be_put(uint8_t *p, uint64_t v, int n);

@@ -1,6 +1,7 @@
 # frame/: contiguous frames and Bloscpack files
 noinst_LIBRARIES += frame/libb2frame.a
-frame_libb2frame_a_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
+frame_libb2frame_a_CPPFLAGS = $(AM_CPPFLAGS) $(MSGPACK_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS) \
+	$(XXHASH_CFLAGS)
 frame_libb2frame_a_SOURCES = \
 	frame/frame.h \
 	frame/bloscpack.h \
@@ -25,6 +26,7 @@ frame_libb2frame_a_SOURCES += \
 	frame/b2nd.c \
 	frame/npy.c \
 	frame/ndarray.c \
+	frame/sums.c \
 	frame/malloc_policy.c \
 	frame/tempname.c
-FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS)
+FRAME_LIBS = frame/libb2frame.a $(CODEC_LIBS) $(MSGPACK_LIBS) $(NETTLE_LIBS) $(XXHASH_LIBS)

@@ -9,10 +9,10 @@ FUZZ_SECONDS = 60
 FUZZ_CC = clang
 FUZZ_COMPILE_FLAGS = -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -I$(top_srcdir) \
-	$(ZSTD_CFLAGS) $(LZ4_CFLAGS) $(ZLIB_CFLAGS) $(MSGPACK_CFLAGS) $(NETTLE_CFLAGS)
+	$(ZSTD_CFLAGS) $(LZ4_CFLAGS) $(ZLIB_CFLAGS) $(MSGPACK_CFLAGS) $(NETTLE_CFLAGS) $(XXHASH_CFLAGS)
 FUZZ_SRCS = $(filter %.c,$(shuffle_libb2shuffle_a_SOURCES) \
 	$(codec_libb2codec_a_SOURCES) $(frame_libb2frame_a_SOURCES))
-FUZZ_LINK_LIBS = $(MSGPACK_LIBS) $(NETTLE_LIBS) $(ZSTD_LIBS) $(LZ4_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS) -lm
+FUZZ_LINK_LIBS = $(MSGPACK_LIBS) $(NETTLE_LIBS) $(XXHASH_LIBS) $(ZSTD_LIBS) $(LZ4_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS) -lm
 EXTRA_DIST += tests/fuzz
 
 tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_SRCS:%=$(top_srcdir)/%)
