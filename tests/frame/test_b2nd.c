@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frame/frame.h"
+#include "tests/lib/testutil.h"
 
 /* A metalayer value as C-Blosc2's b2nd_serialize_meta writes it. */
 static size_t build(uint8_t *out, int fields, int ndim, const int64_t *shape, const int32_t *chunk,
@@ -326,9 +327,5 @@ int main(void)
     tcase_add_test(tc, item_map);
     tcase_add_test(tc, npy_headers);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

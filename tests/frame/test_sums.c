@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frame/frame_int.h"
+#include "tests/lib/testutil.h"
 
 static uint8_t *encode(int codec, int clevel, const uint8_t *data, size_t n, int32_t *cbytes)
 {
@@ -172,9 +173,5 @@ int main(void)
     tcase_add_test(tc, table);
     tcase_add_test(tc, fingerprint);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }
