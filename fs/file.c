@@ -21,10 +21,7 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
                 uid_t uid, gid_t gid, b2fs_node **out)
 {
     char name[300], tmp[64];
-    /* STEM.npy as STEM.b2nd: the .npy file written becomes an array when it is closed */
-    int r = name_backing(name, sizeof name, loc->mname, "array.b2nd");
-    if (r == -EXDEV)
-        r = name_with_suffix(name, sizeof name, loc->mname, ".b2frame");
+    int r = name_new_frame(name, sizeof name, loc->mname);
     if (r)
         return r;
     int fd = backing_create_temp(loc->dirfd, mode, tmp, sizeof tmp);

@@ -2,7 +2,6 @@
 #include "fs/layout.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static int view_piece_at(const b2fs_view *v, uint64_t pos, uint64_t end, layout_piece *p)
 {
@@ -72,8 +71,7 @@ uint64_t layout_size(const b2fs_node *n)
 
 b2fs_view *layout_view_make(const b2fs_node *n)
 {
-    size_t len = n->name ? strlen(n->name) : 0;
-    if (!n->frame || len < 5 || strcmp(n->name + len - 5, ".b2nd"))
+    if (!n->frame || !n->name || !name_is_array(n->name))
         return NULL;
     b2fs_view *v = calloc(1, sizeof *v);
     if (!v)

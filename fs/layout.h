@@ -10,7 +10,7 @@
  *
  * Owns: the view of a node (n->view, set with the frame by fs/node, under n->lock
  * (write); read under n->lock). Otherwise pure functions of the node; callers hold
- * n->lock (read or write). Calls: frame/. */
+ * n->lock (read or write). Calls: frame/, fs/paths (naming rules). */
 #ifndef B2FS_LAYOUT_H
 #define B2FS_LAYOUT_H
 

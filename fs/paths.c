@@ -32,6 +32,7 @@ static const struct {
     {".blp", B2FS_BLP, ""},
 };
 #define NSUFFIX (sizeof suffixes / sizeof suffixes[0])
+#define ARRAY_SUFFIX 2   /* the index of ".b2nd" above: array frames */
 
 
 char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name)
@@ -94,6 +95,17 @@ int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffi
     memcpy(out, mname, a);
     memcpy(out + a, suffix, b + 1);
     return 0;
+}
+
+int name_new_frame(char *out, size_t cap, const char *mname)
+{
+    int r = candidate(out, cap, mname, ARRAY_SUFFIX);
+    return r == -ENOENT ? name_with_suffix(out, cap, mname, ".b2frame") : r;
+}
+
+int name_is_array(const char *backing_name)
+{
+    return suffix_index(backing_name, NULL) == (int)ARRAY_SUFFIX;
 }
 
 int name_backing(char *out, size_t cap, const char *mname, const char *like)

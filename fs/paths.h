@@ -34,8 +34,13 @@ char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name);
 /* Kind of a backing name by suffix, and the name the mount shows it by (into shown, cap
  * bytes; shown may be NULL). */
 int name_kind(const char *name, char *shown, size_t cap);
-/* Builds backing name mname + suffix (file_create: ".b2frame"). */
+/* Builds backing name mname + suffix. */
 int name_with_suffix(char *out, size_t cap, const char *mname, const char *suffix);
+/* The backing name of a frame created as mname: NAME.b2frame, or STEM.b2nd for STEM.npy
+ * (a .npy file written there becomes the array frame it holds). */
+int name_new_frame(char *out, size_t cap, const char *mname);
+/* Whether a backing name is one of an array frame, shown as a .npy file (STEM.b2nd). */
+int name_is_array(const char *backing_name);
 /* The backing name for the shown name mname of a file stored like the backing name like
  * (its suffix; NULL or a plain name: mname itself). -EXDEV when no such name shows as
  * mname (an array frame shows only under a name ending in .npy). */

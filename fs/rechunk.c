@@ -79,15 +79,9 @@ static int rewrite(b2fs_node *n, replace_writer write, const char *what)
     return r;
 }
 
-static int ends_b2nd(const b2fs_node *n)
-{
-    size_t len = n->name ? strlen(n->name) : 0;
-    return len > 5 && !strcmp(n->name + len - 5, ".b2nd");
-}
-
 int rechunk_npy_to_array(b2fs_node *n)
 {
-    if (n->view || !n->frame || !n->writable || !ends_b2nd(n) || n->chunksize <= 0 ||
+    if (n->view || !n->frame || !n->writable || !n->name || !name_is_array(n->name) || n->chunksize <= 0 ||
         node_has_changes(n) || n->fnbytes < 10)
         return 0;
     /* the header first: most files that are not .npy files end here */
