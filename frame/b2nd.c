@@ -256,8 +256,10 @@ int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize)
         }
         /* each factor is below 2^31 and every product is checked against it */
         uint64_t nblk = ((uint64_t)cs + (uint64_t)bs - 1) / (uint64_t)bs;
+        m->chunks_along[i] = (int64_t)(((uint64_t)nd->shape[i] + (uint64_t)cs - 1) / (uint64_t)cs);
+        m->blocks_along[i] = (int64_t)nblk;
         items *= (uint64_t)nd->shape[i];
-        chunks *= ((uint64_t)nd->shape[i] + (uint64_t)cs - 1) / (uint64_t)cs;
+        chunks *= (uint64_t)m->chunks_along[i];
         blocks *= nblk;
         block_items *= (uint64_t)bs;
         chunk_items *= nblk * (uint64_t)bs;
@@ -273,26 +275,36 @@ int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize)
     return 0;
 }
 
+void b2f_ndmap_chunk_region(const b2f_ndmap *m, int64_t c, int64_t *lo, int64_t *hi)
+{
+    uint64_t rest = (uint64_t)c;
+    for (int i = m->ndim - 1; i >= 0; i--) {
+        uint64_t nc = (uint64_t)m->chunks_along[i];
+        lo[i] = (int64_t)(rest % nc) * m->chunkshape[i];
+        rest /= nc;
+        hi[i] = lo[i] + m->chunkshape[i] < m->shape[i] ? lo[i] + m->chunkshape[i] : m->shape[i];
+    }
+}
+
 int b2f_ndmap_block_last(const b2f_ndmap *m, int64_t c, int32_t b, uint64_t *item)
 {
-    uint64_t crest = (uint64_t)c, brest = (uint64_t)b, last = 0;
+    if (c < 0 || c >= m->nchunks)
+        return -1;
+    int64_t lo[B2F_ND_MAX], hi[B2F_ND_MAX];
+    b2f_ndmap_chunk_region(m, c, lo, hi);
+    uint64_t brest = b < 0 ? 0 : (uint64_t)b, last = 0;
     for (int i = m->ndim - 1; i >= 0; i--) {
-        uint64_t nc = ((uint64_t)m->shape[i] + (uint64_t)m->chunkshape[i] - 1) /
-                      (uint64_t)m->chunkshape[i];
-        uint64_t nb = ((uint64_t)m->chunkshape[i] + (uint64_t)m->blockshape[i] - 1) /
-                      (uint64_t)m->blockshape[i];
-        int64_t cstart = (int64_t)(crest % nc) * m->chunkshape[i];
-        int64_t start = cstart + (int64_t)(brest % nb) * m->blockshape[i];
-        int64_t end = start + m->blockshape[i];
-        if (end > cstart + m->chunkshape[i])
-            end = cstart + m->chunkshape[i];
-        if (end > m->shape[i])
-            end = m->shape[i];
+        int64_t start = lo[i], end = hi[i];
+        if (b >= 0) {
+            uint64_t nb = (uint64_t)m->blocks_along[i];
+            start += (int64_t)(brest % nb) * m->blockshape[i];
+            brest /= nb;
+            if (start + m->blockshape[i] < end)
+                end = start + m->blockshape[i];
+        }
         if (end <= start)
             return -1;   /* padding only */
         last += (uint64_t)(end - 1) * m->item_stride[i];
-        crest /= nc;
-        brest /= nb;
     }
     *item = last;
     return 0;

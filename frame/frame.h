@@ -288,6 +288,8 @@ typedef struct b2f_ndmap {
     uint64_t chunk_stride[B2F_ND_MAX];  /* of the chunk grid, in chunks */
     uint64_t block_stride[B2F_ND_MAX];  /* of a chunk's block grid, in blocks */
     uint64_t in_block_stride[B2F_ND_MAX]; /* of a block, in items */
+    int64_t chunks_along[B2F_ND_MAX];   /* chunks across each dimension */
+    int64_t blocks_along[B2F_ND_MAX];   /* blocks of a chunk across each dimension */
     uint64_t block_items, items;
     int64_t nchunks;
     int32_t chunk_bytes;                /* the contents of a chunk, padding included */
@@ -299,8 +301,10 @@ int b2f_ndmap_init(b2f_ndmap *m, const b2f_ndinfo *nd, int itemsize);
 void b2f_ndmap_locate(const b2f_ndmap *m, uint64_t item, int64_t *chunk, uint32_t *offset,
                       uint64_t *run);
 
-/* The last item (C order) that block b of chunk c holds: 0, or -1 when the block holds
- * padding only. */
+/* The region of the array chunk c holds: [lo[i], hi[i]) in each dimension. */
+void b2f_ndmap_chunk_region(const b2f_ndmap *m, int64_t c, int64_t *lo, int64_t *hi);
+/* The last item (C order) that block b of chunk c holds (b < 0: the whole chunk): 0, or
+ * -1 when it holds padding only (or c is no chunk). */
 int b2f_ndmap_block_last(const b2f_ndmap *m, int64_t c, int32_t b, uint64_t *item);
 /* Calls fn for each run of items that chunk c holds, in C order of the array: the first
  * item's number, its byte offset in the chunk, the count. Stops at a negative return. */

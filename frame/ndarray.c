@@ -20,15 +20,8 @@ int b2f_ndmap_chunk_runs(const b2f_ndmap *m, int64_t c, b2f_nd_run_fn fn, void *
     if (m->ndim == 0)
         return fn(ctx, 0, 0, 1);
     int64_t lo[B2F_ND_MAX], hi[B2F_ND_MAX], x[B2F_ND_MAX];
-    uint64_t rest = (uint64_t)c;
-    for (int i = m->ndim - 1; i >= 0; i--) {
-        uint64_t nc = ((uint64_t)m->shape[i] + (uint64_t)m->chunkshape[i] - 1) /
-                      (uint64_t)m->chunkshape[i];
-        lo[i] = (int64_t)(rest % nc) * m->chunkshape[i];
-        rest /= nc;
-        hi[i] = lo[i] + m->chunkshape[i] < m->shape[i] ? lo[i] + m->chunkshape[i] : m->shape[i];
-        x[i] = lo[i];
-    }
+    b2f_ndmap_chunk_region(m, c, lo, hi);
+    memcpy(x, lo, sizeof x);
     int last = m->ndim - 1;
     for (;;) {
         /* the chunk's part of one row along the last dimension */

@@ -52,11 +52,12 @@ int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece
     return 0;
 }
 
-uint64_t layout_block_end(const b2fs_node *n, int64_t c, int32_t b, uint32_t blocksize)
+uint64_t layout_block_end(const b2fs_node *n, int64_t c, int32_t b, uint32_t bstart,
+                          uint32_t blen)
 {
     if (!n->view) {
         uint64_t cs = (uint64_t)(n->chunksize > 0 ? n->chunksize : 0);
-        return (uint64_t)c * cs + ((uint64_t)b + 1) * blocksize;
+        return (uint64_t)c * cs + bstart + blen;
     }
     uint64_t item;
     if (b2f_ndmap_block_last(&n->view->map, c, b, &item) < 0)

@@ -48,9 +48,11 @@ int layout_piece_at(const b2fs_node *n, uint64_t pos, uint64_t end, layout_piece
  * array with a NumPy dtype whose chunks are laid out as its metalayer says; NULL (the
  * contents show as they are) otherwise, or without memory. free() it. */
 b2fs_view *layout_view_make(const b2fs_node *n);
-/* The file offset just past the last byte of block b (blocksize bytes) of chunk c; 0 for
- * a block of a view's padding only. */
-uint64_t layout_block_end(const b2fs_node *n, int64_t c, int32_t b, uint32_t blocksize);
+/* The file offset just past the last byte of block b of chunk c, which spans [bstart,
+ * bstart + blen) of the chunk (a view's block holds items from many places; b < 0: the
+ * whole chunk); 0 for a block of a view's padding only. */
+uint64_t layout_block_end(const b2fs_node *n, int64_t c, int32_t b, uint32_t bstart,
+                          uint32_t blen);
 /* The size of the file as the mount shows it. */
 uint64_t layout_size(const b2fs_node *n);
 

@@ -73,7 +73,6 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
 {
     int (*lookup)(uint64_t, int64_t, int32_t, size_t, void *, size_t) =
         mode == READ_STREAM && !n->view ? bcache_take : bcache_get;
-    uint64_t cstart = (uint64_t)c * (uint64_t)(n->chunksize > 0 ? n->chunksize : 0);
     b2_frame *f = n->frame;
     int sp = b2f_chunk_special(f, c);
     if (sp < 0)
@@ -110,7 +109,8 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             return 0;
         bcache_entry *slot = NULL;
         uint8_t *tmp = NULL;
-        if (worth_keeping(n, mode, off + len == (uint32_t)nbytes, cstart + (uint64_t)nbytes))
+        if (worth_keeping(n, mode, off + len == (uint32_t)nbytes,
+                          layout_block_end(n, c, -1, 0, (uint32_t)nbytes)))
             tmp = bcache_reserve((size_t)nbytes, &slot);
         if (!tmp && !(tmp = malloc((size_t)nbytes)))
             return -ENOMEM;
@@ -138,8 +138,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
         uint32_t within = pos - bstart;
         uint32_t take = blen - within < end - pos ? blen - within : end - pos;
         uint8_t *out = dst ? dst + (pos - off) : NULL;
-        /* where the block ends in the file (a view's blocks hold items from many places) */
-        uint64_t bend = n->view ? layout_block_end(n, c, b, (uint32_t)bs) : cstart + bstart + blen;
+        uint64_t bend = layout_block_end(n, c, b, bstart, blen);
         /* read-ahead leaves a block the reader has already asked for to the reader: the
          * two would otherwise decode the rest of the chunk side by side, each block twice */
         int reader_has_it = !dst && mode == READ_AHEAD && behind_reader(n, bend);
@@ -251,7 +250,8 @@ static void queue_readahead(b2fs_node *n, int64_t c, int view)
  * requests may arrive a little out of order. */
 static int continues_locked(b2fs_node *n, uint64_t off)
 {
-    uint64_t window = (uint64_t)n->chunksize + (1u << 20);
+    /* (a view's chunks do not follow its offsets) */
+    uint64_t window = (n->view ? 0 : (uint64_t)n->chunksize) + (1u << 20);
     return off + window >= n->ra_next && off <= n->ra_next + window;
 }
 
@@ -265,21 +265,6 @@ static int is_streaming(b2fs_node *n, uint64_t off, size_t len)
         return 0;
     pthread_mutex_lock(&n->ra_lock);
     int s = continues_locked(n, off);
-    if (s)
-        n->ra_claimed = off + len;
-    pthread_mutex_unlock(&n->ra_lock);
-    return s;
-}
-
-/* A view's sequential reader: its blocks are kept only while the reader has items of
- * them still to come. */
-static int view_streaming(b2fs_node *n, uint64_t off, size_t len)
-{
-    if (len < STREAM_MIN_READ)
-        return 0;
-    uint64_t window = 1u << 20;
-    pthread_mutex_lock(&n->ra_lock);
-    int s = off + window >= n->ra_next && off <= n->ra_next + window;
     if (s)
         n->ra_claimed = off + len;
     pthread_mutex_unlock(&n->ra_lock);
@@ -327,10 +312,8 @@ static void view_readahead(b2fs_node *n, uint64_t off, uint64_t end)
 {
     uint64_t size = n->view->size, from = 0, to = 0;
     pthread_mutex_lock(&n->ra_lock);
-    uint64_t window = (1u << 20);
     /* small reads are a program's own (a row, an item), not a streaming reader's */
-    int sequential = end - off >= STREAM_MIN_READ && off + window >= n->ra_next &&
-                     off <= n->ra_next + window;
+    int sequential = end - off >= STREAM_MIN_READ && continues_locked(n, off);
     n->ra_next = end;
     uint64_t done = n->ra_done < 0 || (uint64_t)n->ra_done < end ? end : (uint64_t)n->ra_done;
     if (done > end + 2 * RA_BYTES)
@@ -389,7 +372,7 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
     if (len > size - off)
         len = (size_t)(size - off);
     uint64_t pos = off, end = off + len;
-    int streaming = n->view ? view_streaming(n, off, len) : is_streaming(n, off, len);
+    int streaming = is_streaming(n, off, len);
     while (pos < end) {
         layout_piece p;
         int r = layout_piece_at(n, pos, end, &p);

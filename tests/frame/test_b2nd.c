@@ -3,8 +3,8 @@
  * dimensions, negative sizes, blocks larger than chunks, products that overflow, short
  * or malformed input) without reading past the value. The metalayer b2fs writes is
  * C-Blosc2's byte for byte; new arrays get python-blosc2's chunk and block shapes; the
- * map of items to chunks agrees with a walk of the chunk layout; .npy headers are
- * NumPy's and parse back. */
+ * map of items to chunks, and the last item of each block and chunk, agree with a walk
+ * of the chunk layout; .npy headers are NumPy's and parse back. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +245,31 @@ START_TEST(item_map)
         for (int64_t c = 0; c < m.nchunks; c++)
             ck_assert_int_eq(b2f_ndmap_chunk_runs(&m, c, count_run, &seen), 0);
         ck_assert_uint_eq(seen, nd.items);
+        /* the last item of each block, and of each chunk, is the largest one the walk puts
+         * there */
+        int64_t nblocks = (int64_t)(m.chunk_bytes / 2 / m.block_items);
+        for (int64_t c = 0; c < m.nchunks; c++) {
+            int64_t chunk_last = -1;
+            for (int32_t b = 0; b < nblocks; b++) {
+                int64_t last = -1;
+                for (uint64_t item = 0; item < nd.items; item++) {
+                    int64_t wc;
+                    uint64_t wo;
+                    slow_locate(&nd, 2, item, &wc, &wo);
+                    if (wc == c && (int64_t)(wo / 2 / m.block_items) == b)
+                        last = (int64_t)item;
+                }
+                uint64_t got;
+                int r = b2f_ndmap_block_last(&m, c, b, &got);
+                ck_assert_msg(last < 0 ? r < 0 : r == 0 && got == (uint64_t)last,
+                              "case %zu chunk %lld block %d", i, (long long)c, b);
+                if (last > chunk_last)
+                    chunk_last = last;
+            }
+            uint64_t got;
+            ck_assert_int_eq(b2f_ndmap_block_last(&m, c, -1, &got), 0);
+            ck_assert_uint_eq(got, (uint64_t)chunk_last);
+        }
     }
 }
 END_TEST
