@@ -8,7 +8,7 @@
  * end); afterwards the old index and trailer are dead space inside the chunks region.
  *
  * Calls: codec/; fio.c, params.c, header.c, trailer.c, index.c, read.c, open.c,
- * tail.c, pending.c. */
+ * tail.c, pending.c, write.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"
@@ -105,8 +105,12 @@ static int clear_front(b2_frame *f, uint64_t need, int durable, char *err, size_
         rc = tr && img ? b2f_io_pread(&f->io, f->fd, tr, f->trailer_len,
                                       (uint64_t)f->h.frame_len - f->trailer_len) : B2E_NOMEM;
     }
-    if (rc == 0)
+    if (rc == 0) {
+        /* chunks moved and the header changes: the fingerprint no longer holds */
+        tr[f->trailer_len - 17] = 0;
+        memset(tr + f->trailer_len - 16, 0, 16);
         rc = b2f_io_pwrite(&f->io, f->fd, tr, f->trailer_len, pos);
+    }
     if (rc == 0)
         rc = b2f_io_pread(&f->io, f->fd, img, hl, 0);
     int written = 0;
@@ -166,6 +170,28 @@ int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
         return 0;
     return f->nbytes > 0 ? commit_regular(f, durable, err, errlen)
                          : commit_empty(f, durable, err, errlen);
+}
+
+int b2f_seal(b2_frame *f, int64_t *restaged)
+{
+    *restaged = 0;
+    if (f->kind != B2F_KIND_FRAME || !f->writable)
+        return B2F_ERDONLY;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (c->data || c->off < 0 || c->sums)
+            continue;
+        uint8_t *raw;
+        int32_t cb;
+        int rc = b2f_read_raw_chunk(f, i, &raw, &cb);
+        if (rc == 0 && (rc = b2f_update_encoded(f, i, raw, cb)) < 0)
+            free(raw);
+        if (rc < 0)
+            return rc;
+        ++*restaged;
+    }
+    b2f_mark_dirty(f);   /* a new trailer and fingerprint, whatever else */
+    return 0;
 }
 
 int b2f_is_dirty(const b2_frame *f)

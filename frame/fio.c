@@ -31,6 +31,7 @@ const char *b2f_strerror(int code)
     case B2F_ERANGE: return "chunk number, offset or size out of range";
     case B2F_ENOTFOUND: return "no metalayer of that name";
     case B2F_ETOOBIG: return "declared sizes beyond what b2fs accepts";
+    case B2F_EDAMAGED: return "checksum mismatch: stored bytes changed since b2fs wrote them";
     default: return b2_strerror(code);
     }
 }

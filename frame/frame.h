@@ -40,6 +40,7 @@ enum b2f_error {
     B2F_ERANGE = -5108,    /* chunk number, offset or size out of range */
     B2F_ENOTFOUND = -5109, /* no metalayer / vlmetalayer of that name */
     B2F_ETOOBIG = -5110,   /* declared sizes beyond what b2fs accepts (refused, nothing allocated) */
+    B2F_EDAMAGED = -5111,  /* stored bytes differ from the checksum b2fs wrote for them */
 };
 
 /* Describes any code: 0, B2F_E*, B2E_* or -errno (strerror's text). */
@@ -114,6 +115,43 @@ void b2f_stat_get(b2_frame *f, b2f_stat *st);
 /* Re-reads the header if the file changed since it was read (another writer committed).
  * Returns 1 if it changed, 0 if not, < 0 on error. */
 int b2f_refresh(b2_frame *f, char *err, size_t errlen);
+
+/* ---- checksums ----
+ * Every frame with data that b2fs commits carries XXH3-64 checksums of its chunks as
+ * stored (one over a chunk's head, one per block; docs/ARCHITECTURE.md), in the
+ * vlmetalayer "b2fs.sums" (hidden from the vlmetalayer calls) with a sum of the header's
+ * metalayers, and the trailer's fingerprint slot holds an XXH3-128 of the header's fixed
+ * part, the index and the trailer. At open a fingerprint that does not hold fails with
+ * B2F_EDAMAGED (metalayers that differ from their sum are reported, not refused:
+ * C-Blosc2 rewrites them in place); each read of a chunk whose
+ * entry holds (same chunk number, offset and size as the index) checks what it reads
+ * first and fails with B2F_EDAMAGED. A chunk with no such entry (written by another
+ * program) reads unverified. */
+
+/* For frames opened or created from now on, in this process: whether commits write
+ * checksums and reads check them (both on by default). */
+void b2f_checksums_default(int write, int verify);
+typedef struct b2f_integrity {
+    int sealed;             /* the fingerprint was there and held */
+    int meta_changed;       /* metalayers differ from when b2fs wrote the frame (changed
+                             * in place by another program, or damaged) */
+    int verify;             /* reads check sums */
+    int64_t chunks_stored;  /* chunks with stored bytes (not kept in the index) */
+    int64_t chunks_summed;  /* of those, chunks with sums that hold for them */
+} b2f_integrity;
+void b2f_integrity_get(b2_frame *f, b2f_integrity *st);
+/* Reads chunk n whole and checks it against its sums: 1 when it has sums and they hold, 0
+ * when it has none (unverified), B2F_EDAMAGED with *bad the span that differs (0 the head,
+ * k >= 1 block k - 1), or an I/O error. */
+int b2f_chunk_verify(b2_frame *f, int64_t n, int32_t *bad);
+
+/* Where chunk n's bytes lie in the file (-1: kept in the index, or staged and not yet
+ * written) and whether it has checksums. */
+int b2f_chunk_where(b2_frame *f, int64_t n, int64_t *file_off, int *summed);
+/* Stages every chunk with stored bytes and no sums (written by another program) to be
+ * written again, so that the next b2f_commit gives every chunk sums and the frame a
+ * fingerprint; *restaged counts them. The chunks' bytes are kept as they are. */
+int b2f_seal(b2_frame *f, int64_t *restaged);
 
 /* ---- reading ---- */
 

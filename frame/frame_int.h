@@ -95,6 +95,9 @@ typedef struct b2f_chunk {
     uint8_t special;        /* enum b2_special, from the index or the chunk header */
     uint8_t pinned;         /* data belongs to a commit being written (pending.c) */
     uint8_t *data;          /* staged chunk (owned unless pinned), or NULL */
+    const uint8_t *sums;    /* its checksums in f->sums_table (nsums little-endian u64),
+                             * or NULL: staged, or unverified (no entry holds for it) */
+    uint32_t nsums;
 } b2f_chunk;
 
 /* A cached chunk layout, and for specials kept in the index, the chunk made for it.
@@ -141,6 +144,15 @@ struct b2_frame {
     /* parameters for chunks written from now on */
     b2f_params wp;
 
+    /* checksums (sums.c): the table as committed (the B2F_SUMS_VLMETA vlmetalayer,
+     * decoded; chunks point into it), whether the trailer's fingerprint held, and what
+     * this frame does with them (b2f_checksums_default at open) */
+    uint8_t *sums_table;
+    size_t sums_len;
+    int sealed;
+    int meta_changed;       /* the metalayer section differs from the table's sum of it */
+    int sums_write, sums_verify;
+
     /* Layouts of chunks read lately, at most lay_slots of them: chunk n may sit in slot
      * n % lay_slots (a direct-mapped table, allocated on first use; guarded by lock). */
     b2f_lay **lays;
@@ -170,6 +182,8 @@ static inline void b2f_chunk_drop_data(b2f_chunk *c)
  * place. b2f_tail_write writes the index and the trailer, not the header. */
 typedef struct b2f_tail {
     uint8_t *index, *trailer, *img;
+    uint8_t *sums;          /* the table of checksums written in the trailer, or NULL */
+    size_t sums_len;
     int32_t index_len;
     size_t trailer_len;
     uint64_t index_off, trailer_off, end;
@@ -205,9 +219,14 @@ void b2f_io_init(b2f_io *dst, const b2f_io *src);
 
 /* sums.c: checksums of chunks as stored (XXH3-64): sum 0 over the chunk's head (header,
  * block starts, dictionary: everything before the first block's streams), then one per
- * block over its streams (a memcpyed chunk: over its bytes; a special chunk: one sum over
- * all of it). */
+ * block over its streams (a memcpyed chunk: one per B2F_SUM_STORED_SPAN bytes of its data,
+ * so a small read hashes little; a special chunk: one sum over all of it). */
 #define B2F_SUMS_VLMETA "b2fs.sums"
+#define B2F_SUM_STORED_SPAN 32768
+/* The trailer's fingerprint type byte for b2fs's XXH3-128 (C-Blosc2 writes 0: none). */
+#define B2F_FP_XXH3_128 3
+/* Sets f->sums_write and f->sums_verify from the process's defaults. */
+void b2f_checksums_apply(b2_frame *f);
 uint64_t b2f_sum(const void *p, size_t len);
 /* How many sums a chunk of this layout has, and the span [start, end) in the chunk of
  * each (cap entries; the count or B2F_ERANGE). */
@@ -222,7 +241,7 @@ typedef struct b2f_sums_buf {
     size_t len, cap;
     int64_t count;
 } b2f_sums_buf;
-int b2f_sums_begin(b2f_sums_buf *b);
+int b2f_sums_begin(b2f_sums_buf *b, uint64_t meta_sum);
 int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
                  const uint64_t *sums, uint32_t nsums);
 void b2f_sums_free(b2f_sums_buf *b);
@@ -238,6 +257,7 @@ typedef struct b2f_sums_iter {
     const uint8_t *p;
     size_t len, pos;
     int64_t left;
+    uint64_t meta_sum;      /* the header's metalayer section when the table was written */
 } b2f_sums_iter;
 int b2f_sums_open(b2f_sums_iter *it, const uint8_t *val, size_t len);
 /* 1 and the next entry, 0 at the end, B2F_ECHECKSUM. */
@@ -246,6 +266,27 @@ uint64_t b2f_sums_entry_get(const b2f_sums_entry *e, uint32_t k);
 /* XXH3-128 over the parts one after the other, in canonical (big-endian) form. */
 int b2f_fingerprint(const uint8_t *const *parts, const size_t *lens, int nparts,
                     uint8_t out[16]);
+/* Checks a chunk held in memory against its sums: 0, or B2F_EDAMAGED with *bad the span
+ * that differs (0 the head, k >= 1 block k - 1). */
+int b2f_sums_check(const uint8_t *chunk, int32_t cbytes, const uint8_t *sums, uint32_t nsums,
+                   int32_t *bad);
+/* Whether span k of a chunk holds: 0 or B2F_EDAMAGED. */
+int b2f_sum_holds(const uint8_t *sums, uint32_t nsums, uint32_t k, const void *p, size_t len);
+/* Makes table (tlen bytes, malloc'ed: the frame owns it from now on, even on failure) the
+ * frame's table and points each committed chunk whose entry still holds at its sums;
+ * NULL makes every chunk unverified. B2F_ECHECKSUM when the table does not hold
+ * together (then no chunk has sums). */
+int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen);
+/* The table for the frame's chunks at offsets offs (as a tail writes them): staged chunks
+ * hashed now, committed ones with their sums; unverified and index-kept ones left out.
+ * *out malloc'ed. */
+int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t *len);
+/* The fingerprint of a frame: the header's fixed part (B2F_HEADER_MINLEN bytes), the
+ * index chunk, and the trailer up to the fingerprint bytes (its last 16). */
+int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
+                          const uint8_t *trailer, size_t tlen, uint8_t out[16]);
+/* The sum of a header's metalayer section (what follows its fixed part). */
+uint64_t b2f_meta_sum(const uint8_t *hdr, size_t hlen);
 
 /* Big-endian helpers. */
 uint64_t b2f_be_get(const uint8_t *p, int n);
@@ -291,6 +332,8 @@ int b2f_index_read(b2_frame *f, int64_t at, int64_t len, int64_t want, int64_t *
 int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err, size_t errlen);
 int b2f_index_encode(const int64_t *offs, int64_t n, uint8_t **out, int32_t *cbytes);
 int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbytes);
+/* A vlmetalayer's stored chunk decoded: *val malloc'ed. */
+int b2f_vlmeta_decode(const uint8_t *data, uint32_t dlen, uint8_t **val, size_t *len);
 
 /* open.c */
 int b2f_open_frame(b2_frame *f, char *err, size_t errlen);

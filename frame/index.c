@@ -272,3 +272,24 @@ int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbyt
         *cbytes = (uint32_t)cb;
     return rc;
 }
+
+int b2f_vlmeta_decode(const uint8_t *data, uint32_t dlen, uint8_t **val, size_t *len)
+{
+    b2_chunk_info ci;
+    int rc = b2_chunk_parse_header(data, dlen, &ci);
+    if (rc < 0 || (uint32_t)ci.cbytes != dlen)
+        return B2F_EMETA;
+    if (ci.nbytes > B2F_MAX_VLMETA_NBYTES)
+        return B2F_ETOOBIG;
+    uint8_t *out = malloc(ci.nbytes ? (size_t)ci.nbytes : 1);
+    b2_dctx *d = b2_dctx_new();
+    rc = out && d ? b2_chunk_decode(d, data, dlen, out, (size_t)ci.nbytes) : B2E_NOMEM;
+    b2_dctx_free(d);
+    if (rc < 0 || rc != ci.nbytes) {
+        free(out);
+        return rc < 0 ? rc : B2F_EMETA;
+    }
+    *val = out;
+    *len = (size_t)ci.nbytes;
+    return 0;
+}

@@ -71,24 +71,7 @@ int b2f_vlmeta_get(b2_frame *f, const char *name, uint8_t **val, size_t *len)
     int i = find_vlmeta(f, name);
     if (i < 0)
         return i;
-    const b2f_vlmeta *v = &f->vlmeta[i];
-    b2_chunk_info ci;
-    int rc = b2_chunk_parse_header(v->data, v->len, &ci);
-    if (rc < 0 || (uint32_t)ci.cbytes != v->len)
-        return B2F_EMETA;
-    if (ci.nbytes > B2F_MAX_VLMETA_NBYTES)
-        return B2F_ETOOBIG;
-    uint8_t *out = malloc(ci.nbytes ? (size_t)ci.nbytes : 1);
-    b2_dctx *d = b2_dctx_new();
-    rc = out && d ? b2_chunk_decode(d, v->data, v->len, out, (size_t)ci.nbytes) : B2E_NOMEM;
-    b2_dctx_free(d);
-    if (rc < 0 || rc != ci.nbytes) {
-        free(out);
-        return rc < 0 ? rc : B2F_EMETA;
-    }
-    *val = out;
-    *len = (size_t)ci.nbytes;
-    return 0;
+    return b2f_vlmeta_decode(f->vlmeta[i].data, f->vlmeta[i].len, val, len);
 }
 
 int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
@@ -96,8 +79,8 @@ int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
     if (f->kind != B2F_KIND_FRAME || !f->writable)
         return B2F_ERDONLY;
     size_t nl = strlen(name);
-    if (nl == 0 || nl > B2F_META_NAME_MAX)
-        return B2F_EMETA;
+    if (nl == 0 || nl > B2F_META_NAME_MAX || strcmp(name, B2F_SUMS_VLMETA) == 0)
+        return B2F_EMETA;   /* (the checksums' layer is the frame's own) */
     if (len > B2F_MAX_VLMETA_NBYTES)
         return B2F_ETOOBIG;
     uint8_t *enc;

@@ -46,6 +46,10 @@ void b2f_release(b2_frame *f)
     free(f->hdr);
     f->hdr = NULL;
     f->nmeta = 0;
+    free(f->sums_table);
+    f->sums_table = NULL;
+    f->sums_len = 0;
+    f->sealed = f->meta_changed = 0;
     if (f->bp)
         b2bp_close(f->bp);
     f->bp = NULL;
@@ -68,8 +72,61 @@ static int read_new(b2_frame *f, uint64_t off, size_t n, uint8_t **out, const ch
     return 0;
 }
 
+/* Takes the vlmetalayer name out of the frame's list: its entry (data NULL if none). */
+static b2f_vlmeta take_vlmeta(b2_frame *f, const char *name)
+{
+    b2f_vlmeta v = {.data = NULL};
+    for (int i = 0; i < f->nvlmeta; i++) {
+        if (strcmp(f->vlmeta[i].name, name) != 0)
+            continue;
+        v = f->vlmeta[i];
+        memmove(f->vlmeta + i, f->vlmeta + i + 1, (size_t)(f->nvlmeta - i - 1) * sizeof v);
+        f->nvlmeta--;
+        break;
+    }
+    return v;
+}
+
+/* The table of checksums (from the vlmetalayer v) and, when the trailer (tb, tl bytes)
+ * has b2fs's fingerprint and reads are checked, the check of header, index and trailer
+ * against it. */
+static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t tl,
+                     int64_t trailer_off, char *err, size_t errlen)
+{
+    uint8_t *table, *index = NULL;
+    size_t len, ilen = 0;
+    int rc = b2f_vlmeta_decode(v->data, v->len, &table, &len);
+    if (rc < 0)
+        return b2f_fail(err, errlen, rc == B2E_NOMEM ? rc : B2F_EDAMAGED,
+                        "the table of checksums does not decode: %s", b2f_strerror(rc));
+    if (f->sums_verify && tb[tl - 17] == B2F_FP_XXH3_128) {
+        if (f->h.nbytes > 0) {
+            uint64_t at = (uint64_t)f->h.header_len + (uint64_t)f->h.cbytes;
+            ilen = (size_t)((uint64_t)trailer_off - at);
+            rc = read_new(f, at, ilen, &index, "index", err, errlen);
+        }
+        uint8_t fp[16];
+        if (rc == 0)
+            rc = b2f_frame_fingerprint(f->hdr, index, ilen, tb, tl, fp);
+        free(index);
+        if (rc == 0 && memcmp(fp, tb + tl - 16, 16) != 0)
+            rc = b2f_fail(err, errlen, B2F_EDAMAGED, "the header, index or trailer changed "
+                          "since b2fs wrote them (fingerprint mismatch)");
+        if (rc < 0) {
+            free(table);
+            return rc;
+        }
+        f->sealed = 1;
+    }
+    if ((rc = b2f_sums_install(f, table, len)) < 0)
+        return b2f_fail(err, errlen, B2F_EDAMAGED, "the table of checksums does not hold "
+                        "together");
+    return 0;
+}
+
 int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
 {
+    b2f_checksums_apply(f);
     int rc = file_size(f->fd, &f->file_size);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot stat the file");
@@ -120,10 +177,12 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     rc = b2f_trailer_parse(tb, (size_t)tl, &f->vlmeta, &f->nvlmeta, err, errlen);
-    free(tb);
-    if (rc < 0)
+    if (rc < 0) {
+        free(tb);
         return rc;
+    }
     f->vlmeta_cap = f->nvlmeta + 1;
+    b2f_vlmeta sums = take_vlmeta(f, B2F_SUMS_VLMETA);
 
     /* A frame of variable-length-block chunks may still give a chunksize (when all its
      * chunks are as long); its chunks are read as variable ones, and a rewrite before the
@@ -133,13 +192,18 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     if (h->nbytes > 0) {
         int64_t index_off = h->cbytes > h->frame_len ? INT64_MAX : h->header_len + h->cbytes;
         if (index_off > trailer_off - B2_HEADER_LEN)
-            return b2f_fail(err, errlen, B2F_EHEADER, "header says %lld bytes of chunks after the "
-                            "%d-byte header: no room for the index before the trailer at %lld",
-                            (long long)h->cbytes, h->header_len, (long long)trailer_off);
-        rc = b2f_index_load(f, index_off, trailer_off - index_off, err, errlen);
-        if (rc < 0)
-            return rc;
+            rc = b2f_fail(err, errlen, B2F_EHEADER, "header says %lld bytes of chunks after the "
+                          "%d-byte header: no room for the index before the trailer at %lld",
+                          (long long)h->cbytes, h->header_len, (long long)trailer_off);
+        else
+            rc = b2f_index_load(f, index_off, trailer_off - index_off, err, errlen);
     }
+    if (rc == 0 && sums.data)
+        rc = load_sums(f, &sums, tb, (size_t)tl, trailer_off, err, errlen);
+    free(tb);
+    free(sums.data);
+    if (rc < 0)
+        return rc;
     b2f_hdr_to_cparams(h, &f->wp);
     if (f->wp.chunksize <= 0)
         f->wp.chunksize = f->nchunks > 0 ? f->chunks[0].nbytes : (1 << 20);

@@ -10,7 +10,7 @@
  * meanwhile) and the header it wrote the committed header. b2f_commit of a frame with
  * chunks is the same layout and writes, done at once (commit.c).
  *
- * Calls: fio.c, read.c, tail.c. */
+ * Calls: fio.c, read.c, tail.c, sums.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"
@@ -169,6 +169,10 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p)
         memcpy(f->hdr, p->t.img, (size_t)p->header_len);
         f->trailer_len = (uint32_t)p->t.trailer_len;
         f->file_size = (int64_t)p->t.end;
+        /* the chunks it wrote (and kept) are checked against the table it wrote */
+        f->sealed = p->t.sums != NULL;
+        b2f_sums_install(f, p->t.sums, p->t.sums_len);
+        p->t.sums = NULL;
         if (f->changes == p->changes)   /* nothing staged since it was laid out */
             f->dirty = f->meta_dirty = f->vlmeta_dirty = 0;
     }

@@ -1,5 +1,6 @@
-/* frame/: reading chunks: spans, cached layouts, lazy block reads, byte ranges.
- * Calls: codec/; fio.c, bloscpack.c. */
+/* frame/: reading chunks: spans, cached layouts, lazy block reads, byte ranges; each
+ * read of a chunk that has checksums checks what it reads before it is used.
+ * Calls: codec/; fio.c, bloscpack.c, sums.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"
@@ -48,6 +49,21 @@ int64_t b2f_chunk_at(b2_frame *f, uint64_t off)
     return lo;
 }
 
+int b2f_chunk_where(b2_frame *f, int64_t n, int64_t *file_off, int *summed)
+{
+    *file_off = -1;
+    *summed = 0;
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    if (f->kind != B2F_KIND_FRAME)
+        return 0;
+    const b2f_chunk *c = &f->chunks[n];
+    if (!c->data && c->off >= 0)
+        *file_off = (int64_t)f->h.header_len + c->off;
+    *summed = c->sums != NULL;
+    return 0;
+}
+
 int b2f_chunk_special(b2_frame *f, int64_t n)
 {
     if (check_n(f, n))
@@ -93,6 +109,125 @@ static void src_for(b2_frame *f, int64_t n, const b2f_lay *e, b2_chunk_src *src,
     d->cbytes = (uint64_t)f->chunks[n].cbytes;
     src->read = disk_read;
     src->opaque = d;
+}
+
+/* The sums to check chunk n's bytes on disk against, or NULL. */
+static const b2f_chunk *summed(const b2_frame *f, int64_t n, const b2f_lay *e)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->sums_verify || (e && e->mem))
+        return NULL;
+    const b2f_chunk *c = &f->chunks[n];
+    return c->sums && !c->data ? c : NULL;
+}
+
+/* Checks the head of chunk n (header, block starts, dictionary; all of a special chunk)
+ * whose layout lay was just read from disk. */
+static int check_head(b2_frame *f, int64_t n, const b2_chunk_layout *lay)
+{
+    const b2f_chunk *c = &f->chunks[n];
+    int count = b2f_sum_count(lay);
+    if (count < 1 || (uint32_t)count != c->nsums)
+        return B2F_EDAMAGED;
+    uint32_t *start = malloc((size_t)count * sizeof *start);
+    uint32_t *end = malloc((size_t)count * sizeof *end);
+    uint8_t *head = NULL;
+    int rc = start && end ? b2f_sum_spans(lay, c->cbytes, start, end, count) : B2E_NOMEM;
+    if (rc > 0 && !(head = malloc(end[0] ? end[0] : 1)))
+        rc = B2E_NOMEM;
+    if (rc > 0)
+        rc = b2f_io_pread(&f->io, f->fd, head, end[0],
+                          (uint64_t)f->h.header_len + (uint64_t)c->off);
+    if (rc == 0)
+        rc = b2f_sum_holds(c->sums, c->nsums, 0, head, end[0]);
+    else if (rc == B2F_ERANGE)
+        rc = B2F_EDAMAGED;   /* the spans do not fit the chunk: its head changed */
+    free(head);
+    free(start);
+    free(end);
+    return rc;
+}
+
+/* Reads data bytes [at, at + len) of stored (memcpyed) chunk n into dst, reading and
+ * checking the whole spans of its sums that they lie in. */
+static int stored_checked(b2_frame *f, const b2f_chunk *c, int32_t header_len, int32_t nbytes,
+                          uint64_t at, size_t len, void *dst)
+{
+    if (len == 0)
+        return 0;
+    uint64_t span = B2F_SUM_STORED_SPAN;
+    uint64_t lo = at / span * span, hi = (at + len + span - 1) / span * span;
+    if (hi > (uint64_t)nbytes)
+        hi = (uint64_t)nbytes;
+    uint8_t *buf = malloc((size_t)(hi - lo));
+    if (!buf)
+        return B2E_NOMEM;
+    uint64_t base = (uint64_t)f->h.header_len + (uint64_t)c->off + (uint64_t)header_len;
+    int rc = b2f_io_pread(&f->io, f->fd, buf, (size_t)(hi - lo), base + lo);
+    for (uint64_t p = lo; rc == 0 && p < hi; p += span) {
+        size_t piece = (size_t)(hi - p < span ? hi - p : span);
+        rc = b2f_sum_holds(c->sums, c->nsums, (uint32_t)(1 + p / span), buf + (p - lo), piece);
+    }
+    if (rc == 0)
+        memcpy(dst, buf + (at - lo), len);
+    free(buf);
+    return rc;
+}
+
+/* A source that checks each block's streams as the decoder fetches them: a fetch at a
+ * block's start reads that block's whole span and checks it; anything else (the head,
+ * checked at load) reads as it is. */
+typedef struct checked_src {
+    disk_src d;
+    const b2f_chunk *c;
+    const b2_chunk_layout *lay;
+    int32_t first, count;
+    atomic_int hint;        /* where the last block was found */
+    atomic_int rc;          /* the first mismatch: the decoder only knows a failed read */
+} checked_src;
+
+static int32_t block_at(checked_src *v, uint64_t off)
+{
+    int32_t nb = v->lay->info.nblocks;
+    int32_t h = atomic_load_explicit(&v->hint, memory_order_relaxed);
+    for (int32_t k = 0; k < nb; k++) {
+        int32_t b = (h + k) % nb;
+        if ((uint64_t)v->lay->bstarts[b] == off) {
+            atomic_store_explicit(&v->hint, (b + 1) % nb, memory_order_relaxed);
+            return b;
+        }
+    }
+    return -1;
+}
+
+static int checked_read(void *opaque, uint64_t off, size_t len, void *buf)
+{
+    checked_src *v = opaque;
+    const b2_chunk_info *ci = &v->lay->info;
+    int rc;
+    if (ci->memcpyed && ci->special == B2_SPECIAL_NONE && off >= (uint64_t)ci->header_len) {
+        rc = stored_checked(v->d.f, v->c, ci->header_len, ci->nbytes, off - ci->header_len,
+                            len, buf);
+    } else {
+        int32_t b = ci->special == B2_SPECIAL_NONE && !ci->memcpyed ? block_at(v, off) : -1;
+        if (b < 0)
+            return disk_read(&v->d, off, len, buf);
+        size_t span = (size_t)(v->lay->bends[b] - v->lay->bstarts[b]);
+        uint8_t *tmp = span == len ? buf : malloc(span ? span : 1);
+        if (!tmp)
+            return B2E_NOMEM;
+        rc = disk_read(&v->d, off, span, tmp) ? B2E_IO : 0;
+        if (rc == 0)
+            rc = b2f_sum_holds(v->c->sums, v->c->nsums, (uint32_t)b + 1, tmp, span);
+        if (rc == 0 && tmp != buf)
+            memcpy(buf, tmp, len < span ? len : span);
+        if (tmp != buf)
+            free(tmp);
+    }
+    if (rc < 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&v->rc, &none, rc);
+    }
+    return rc;
 }
 
 /* Copies len bytes at offset at of chunk n, from its staged copy or the file. */
@@ -192,9 +327,12 @@ static int lay_load(b2_frame *f, int64_t n, b2f_lay **out)
     if (rc >= 0)
         rc = b2_chunk_layout_load(&e->lay, &src);
     free(bp);
+    if (rc >= 0 && summed(f, n, e) && (rc = check_head(f, n, &e->lay)) < 0)
+        b2_chunk_layout_free(&e->lay);
     if (rc < 0) {
         free(e);
-        return rc;
+        /* a head that no longer parses, on a chunk with sums, is damage too */
+        return rc != B2E_NOMEM && !b2_is_errno(rc) && summed(f, n, NULL) ? B2F_EDAMAGED : rc;
     }
     e->n = n;
     e->owner = f;
@@ -370,8 +508,20 @@ static int read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, i
         free(b);
         return rc;
     }
-    src_for(f, n, e, &src, &d);
-    return b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+    const b2f_chunk *c = summed(f, n, e);
+    if (!c) {
+        src_for(f, n, e, &src, &d);
+        return b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+    }
+    checked_src v = {.c = c, .lay = &e->lay, .first = first, .count = count};
+    atomic_init(&v.hint, first);
+    atomic_init(&v.rc, 0);
+    src_for(f, n, e, &src, &v.d);
+    src.opaque = &v;
+    src.read = checked_read;
+    int rc = b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
+    int bad = atomic_load(&v.rc);
+    return rc < 0 && bad < 0 ? bad : rc;
 }
 
 int b2f_read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, int32_t first, int32_t count,
@@ -403,6 +553,8 @@ int b2f_read_stored(b2_frame *f, int64_t n, uint32_t off, uint32_t len, void *ds
         rc = 1;
     } else if ((uint64_t)off + len > (uint64_t)ci->nbytes) {
         rc = B2F_ERANGE;
+    } else if (summed(f, n, e)) {
+        rc = stored_checked(f, &f->chunks[n], ci->header_len, ci->nbytes, off, len, dst);
     } else {
         rc = chunk_bytes(f, n, e, (uint64_t)ci->header_len + off, len, dst);
     }
@@ -410,8 +562,8 @@ int b2f_read_stored(b2_frame *f, int64_t n, uint32_t off, uint32_t len, void *ds
     return rc;
 }
 
-/* The stored bytes of chunk n: *out is malloc'ed. */
-int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
+/* The stored bytes of chunk n, unchecked: *out is malloc'ed. */
+static int raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
 {
     if (check_n(f, n))
         return B2F_ERANGE;
@@ -440,6 +592,36 @@ int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
     *out = b;
     *cbytes = rc;
     return 0;
+}
+
+int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
+{
+    int rc = raw_chunk(f, n, out, cbytes);
+    const b2f_chunk *c = rc == 0 ? summed(f, n, NULL) : NULL;
+    int32_t bad;
+    if (c && (rc = b2f_sums_check(*out, *cbytes, c->sums, c->nsums, &bad)) < 0) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int b2f_chunk_verify(b2_frame *f, int64_t n, int32_t *bad)
+{
+    *bad = 0;
+    if (check_n(f, n))
+        return B2F_ERANGE;
+    if (f->kind != B2F_KIND_FRAME || f->chunks[n].data || !f->chunks[n].sums)
+        return 0;
+    uint8_t *raw;
+    int32_t cb;
+    int rc = raw_chunk(f, n, &raw, &cb);
+    if (rc < 0)
+        return rc;
+    const b2f_chunk *c = &f->chunks[n];
+    rc = b2f_sums_check(raw, cb, c->sums, c->nsums, bad);
+    free(raw);
+    return rc < 0 ? rc : 1;
 }
 
 int b2f_read_chunk(b2_frame *f, b2_dctx *ctx, int64_t n, void *dst, size_t dst_len)

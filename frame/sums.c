@@ -4,8 +4,13 @@
  * fingerprint of a frame's header, index and table that the trailer's reserved slot holds.
  *
  * The table (little-endian, bounds checked on every read):
- *   "b2fs-sums" | version 1 | algorithm 1 (XXH3-64) | 2 bytes 0 | u64 entries, then per
- *   entry: u64 chunk | i64 offset | i32 cbytes | u32 nsums | nsums x u64.
+ *   "b2fs-sums" | version 1 | algorithm 1 (XXH3-64) | 2 bytes 0 | u64 entries | u64 sum of
+ *   the header's metalayer section, then per entry: u64 chunk | i64 offset | i32 cbytes |
+ *   u32 nsums | nsums x u64.
+ * The fingerprint covers the header's fixed part (sizes, parameters), the index and the
+ * trailer (the table with it); the metalayer section only through the table's sum of it,
+ * so that a metalayer C-Blosc2 rewrote in place (blosc2_meta_update changes the header
+ * alone) reads as changed, not as damage of the whole frame.
  * An entry holds for chunk `chunk` while the index still gives it that offset and size:
  * a chunk another program rewrote since has none, and reads unverified.
  * Calls: codec/ (chunk layouts); fio.c. */
@@ -16,8 +21,37 @@
 
 #define SUMS_MAGIC "b2fs-sums"
 #define SUMS_MAGIC_LEN 9
-#define SUMS_HEAD (SUMS_MAGIC_LEN + 4 + 8)
+#define SUMS_HEAD (SUMS_MAGIC_LEN + 4 + 8 + 8)
 #define SUMS_ENTRY_HEAD (8 + 8 + 4 + 4)
+
+static atomic_int default_write = 1, default_verify = 1;
+
+void b2f_checksums_default(int write, int verify)
+{
+    atomic_store(&default_write, write != 0);
+    atomic_store(&default_verify, verify != 0);
+}
+
+void b2f_checksums_apply(b2_frame *f)
+{
+    f->sums_write = atomic_load(&default_write);
+    f->sums_verify = atomic_load(&default_verify);
+}
+
+void b2f_integrity_get(b2_frame *f, b2f_integrity *st)
+{
+    memset(st, 0, sizeof *st);
+    st->sealed = f->sealed;
+    st->meta_changed = f->meta_changed;
+    st->verify = f->sums_verify;
+    for (int64_t i = 0; f->kind == B2F_KIND_FRAME && i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (c->data || c->off < 0)
+            continue;
+        st->chunks_stored++;
+        st->chunks_summed += c->sums != NULL;
+    }
+}
 
 uint64_t b2f_sum(const void *p, size_t len)
 {
@@ -37,8 +71,8 @@ int b2f_sum_spans(const b2_chunk_layout *lay, int32_t cbytes, uint32_t *start, u
         return 1;
     }
     if (ci->memcpyed) {
-        int32_t bs = ci->blocksize > 0 ? ci->blocksize : ci->nbytes;
-        int64_t nb = bs > 0 ? ((int64_t)ci->nbytes + bs - 1) / bs : 0;
+        int32_t bs = B2F_SUM_STORED_SPAN;
+        int64_t nb = ((int64_t)ci->nbytes + bs - 1) / bs;
         if (nb + 1 > cap || (int64_t)ci->header_len + ci->nbytes > cbytes)
             return B2F_ERANGE;
         start[n] = 0;
@@ -73,10 +107,8 @@ int b2f_sum_count(const b2_chunk_layout *lay)
     const b2_chunk_info *ci = &lay->info;
     if (ci->special != B2_SPECIAL_NONE)
         return 1;
-    if (ci->memcpyed) {
-        int32_t bs = ci->blocksize > 0 ? ci->blocksize : ci->nbytes;
-        return 1 + (bs > 0 ? (int)(((int64_t)ci->nbytes + bs - 1) / bs) : 0);
-    }
+    if (ci->memcpyed)
+        return 1 + (int)(((int64_t)ci->nbytes + B2F_SUM_STORED_SPAN - 1) / B2F_SUM_STORED_SPAN);
     return 1 + ci->nblocks;
 }
 
@@ -124,7 +156,7 @@ static int grow(b2f_sums_buf *b, size_t more)
     return 0;
 }
 
-int b2f_sums_begin(b2f_sums_buf *b)
+int b2f_sums_begin(b2f_sums_buf *b, uint64_t meta_sum)
 {
     memset(b, 0, sizeof *b);
     if (grow(b, SUMS_HEAD) < 0)
@@ -132,25 +164,48 @@ int b2f_sums_begin(b2f_sums_buf *b)
     memcpy(b->p, SUMS_MAGIC, SUMS_MAGIC_LEN);
     uint8_t v[4] = {1, 1, 0, 0};
     memcpy(b->p + SUMS_MAGIC_LEN, v, 4);
+    b2f_le_put(b->p + SUMS_MAGIC_LEN + 4, 0, 8);
+    b2f_le_put(b->p + SUMS_MAGIC_LEN + 12, meta_sum, 8);
     b->len = SUMS_HEAD;
     return 0;
 }
 
-int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
-                 const uint64_t *sums, uint32_t nsums)
+/* Appends an entry's head and room for its nsums sums: where they go, or NULL. */
+static uint8_t *put_entry(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+                          uint32_t nsums)
 {
     if (grow(b, SUMS_ENTRY_HEAD + (size_t)nsums * 8) < 0)
-        return B2E_NOMEM;
+        return NULL;
     uint8_t *p = b->p + b->len;
     b2f_le_put(p, (uint64_t)chunk, 8);
     b2f_le_put(p + 8, (uint64_t)off, 8);
     b2f_le_put(p + 16, (uint32_t)cbytes, 4);
     b2f_le_put(p + 20, nsums, 4);
-    for (uint32_t k = 0; k < nsums; k++)
-        b2f_le_put(p + SUMS_ENTRY_HEAD + 8 * k, sums[k], 8);
     b->len += SUMS_ENTRY_HEAD + (size_t)nsums * 8;
     b->count++;
     b2f_le_put(b->p + SUMS_MAGIC_LEN + 4, (uint64_t)b->count, 8);
+    return p + SUMS_ENTRY_HEAD;
+}
+
+int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+                 const uint64_t *sums, uint32_t nsums)
+{
+    uint8_t *p = put_entry(b, chunk, off, cbytes, nsums);
+    if (!p)
+        return B2E_NOMEM;
+    for (uint32_t k = 0; k < nsums; k++)
+        b2f_le_put(p + 8 * k, sums[k], 8);
+    return 0;
+}
+
+/* The same with the sums as a table stores them. */
+static int put_stored(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+                      const uint8_t *sums, uint32_t nsums)
+{
+    uint8_t *p = put_entry(b, chunk, off, cbytes, nsums);
+    if (!p)
+        return B2E_NOMEM;
+    memcpy(p, sums, (size_t)nsums * 8);
     return 0;
 }
 
@@ -164,15 +219,16 @@ int b2f_sums_open(b2f_sums_iter *it, const uint8_t *val, size_t len)
 {
     memset(it, 0, sizeof *it);
     if (len < SUMS_HEAD || memcmp(val, SUMS_MAGIC, SUMS_MAGIC_LEN))
-        return B2F_ECHECKSUM;
+        return B2F_ETRAILER;
     if (val[SUMS_MAGIC_LEN] != 1 || val[SUMS_MAGIC_LEN + 1] != 1)
-        return B2F_ECHECKSUM;   /* a version or hash this build does not know */
+        return B2F_ETRAILER;   /* a version or hash this build does not know */
     uint64_t count = b2f_le_get(val + SUMS_MAGIC_LEN + 4, 8);
     if (count > (len - SUMS_HEAD) / SUMS_ENTRY_HEAD)
-        return B2F_ECHECKSUM;
+        return B2F_ETRAILER;
     it->p = val;
     it->len = len;
     it->pos = SUMS_HEAD;
+    it->meta_sum = b2f_le_get(val + SUMS_MAGIC_LEN + 12, 8);
     it->left = (int64_t)count;
     return 0;
 }
@@ -180,9 +236,9 @@ int b2f_sums_open(b2f_sums_iter *it, const uint8_t *val, size_t len)
 int b2f_sums_next(b2f_sums_iter *it, b2f_sums_entry *e)
 {
     if (it->left == 0)
-        return it->pos == it->len ? 0 : B2F_ECHECKSUM;
+        return it->pos == it->len ? 0 : B2F_ETRAILER;
     if (it->len - it->pos < SUMS_ENTRY_HEAD)
-        return B2F_ECHECKSUM;
+        return B2F_ETRAILER;
     const uint8_t *p = it->p + it->pos;
     e->chunk = (int64_t)b2f_le_get(p, 8);
     e->off = (int64_t)b2f_le_get(p + 8, 8);
@@ -190,7 +246,7 @@ int b2f_sums_next(b2f_sums_iter *it, b2f_sums_entry *e)
     e->nsums = (uint32_t)b2f_le_get(p + 20, 4);
     if (e->chunk < 0 || e->cbytes < 0 || e->nsums == 0 ||
         e->nsums > (it->len - it->pos - SUMS_ENTRY_HEAD) / 8)
-        return B2F_ECHECKSUM;
+        return B2F_ETRAILER;
     e->sums = p + SUMS_ENTRY_HEAD;
     it->pos += SUMS_ENTRY_HEAD + (size_t)e->nsums * 8;
     it->left--;
@@ -217,5 +273,117 @@ int b2f_fingerprint(const uint8_t *const *parts, const size_t *lens, int nparts,
     XXH128_canonical_t c;
     XXH128_canonicalFromHash(&c, h);
     memcpy(out, c.digest, 16);
+    return 0;
+}
+
+uint64_t b2f_meta_sum(const uint8_t *hdr, size_t hlen)
+{
+    return hlen > B2F_HEADER_MINLEN ? b2f_sum(hdr + B2F_HEADER_MINLEN, hlen - B2F_HEADER_MINLEN)
+                                    : 0;
+}
+
+int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
+                          const uint8_t *trailer, size_t tlen, uint8_t out[16])
+{
+    if (tlen < 16)
+        return B2F_ETRAILER;
+    const uint8_t *parts[3] = {hdr, index, trailer};
+    size_t lens[3] = {B2F_HEADER_MINLEN, index ? ilen : 0, tlen - 16};
+    return b2f_fingerprint(parts, lens, 3, out);
+}
+
+int b2f_sum_holds(const uint8_t *sums, uint32_t nsums, uint32_t k, const void *p, size_t len)
+{
+    if (k >= nsums || b2f_le_get(sums + 8 * (size_t)k, 8) != b2f_sum(p, len))
+        return B2F_EDAMAGED;
+    return 0;
+}
+
+int b2f_sums_check(const uint8_t *chunk, int32_t cbytes, const uint8_t *sums, uint32_t nsums,
+                   int32_t *bad)
+{
+    *bad = 0;
+    uint64_t *have;
+    int n;
+    int rc = b2f_chunk_sums(chunk, cbytes, &have, &n);
+    if (rc < 0)
+        return rc == B2E_NOMEM ? rc : B2F_EDAMAGED;   /* the head does not parse */
+    rc = 0;
+    for (int k = 0; k < n && rc == 0; k++)
+        if ((uint32_t)k >= nsums || b2f_le_get(sums + 8 * (size_t)k, 8) != have[k]) {
+            *bad = k;
+            rc = B2F_EDAMAGED;
+        }
+    if (rc == 0 && (uint32_t)n != nsums) {
+        *bad = n;
+        rc = B2F_EDAMAGED;
+    }
+    free(have);
+    return rc;
+}
+
+/* ---- the frame's table ---- */
+
+int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen)
+{
+    free(f->sums_table);
+    f->sums_table = table;
+    f->sums_len = table ? tlen : 0;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        f->chunks[i].sums = NULL;
+        f->chunks[i].nsums = 0;
+    }
+    if (!table)
+        return 0;
+    b2f_sums_iter it;
+    b2f_sums_entry e;
+    int rc = b2f_sums_open(&it, table, tlen);
+    if (rc == 0)
+        f->meta_changed = it.meta_sum != b2f_meta_sum(f->hdr, (size_t)f->h.header_len);
+    while (rc == 0 && (rc = b2f_sums_next(&it, &e)) == 1) {
+        rc = 0;
+        if (e.chunk >= f->nchunks)
+            continue;
+        b2f_chunk *c = &f->chunks[e.chunk];
+        if (!c->data && c->off >= 0 && c->off == e.off && c->cbytes == e.cbytes) {
+            c->sums = e.sums;
+            c->nsums = e.nsums;
+        }
+    }
+    if (rc < 0) {
+        for (int64_t i = 0; i < f->nchunks; i++) {
+            f->chunks[i].sums = NULL;
+            f->chunks[i].nsums = 0;
+        }
+        return rc;
+    }
+    return 0;
+}
+
+int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t *len)
+{
+    b2f_sums_buf b;
+    int rc = b2f_sums_begin(&b, b2f_meta_sum(f->hdr, (size_t)f->h.header_len));
+    uint64_t *s = NULL;
+    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (offs[i] < 0)
+            continue;
+        if (c->data) {
+            int n;
+            if ((rc = b2f_chunk_sums(c->data, c->cbytes, &s, &n)) == 0)
+                rc = b2f_sums_put(&b, i, offs[i], c->cbytes, s, (uint32_t)n);
+            free(s);
+            s = NULL;
+        } else if (c->sums) {
+            rc = put_stored(&b, i, offs[i], c->cbytes, c->sums, c->nsums);
+        }
+    }
+    if (rc < 0) {
+        b2f_sums_free(&b);
+        return rc;
+    }
+    *out = b.p;
+    *len = b.len;
     return 0;
 }

@@ -1,7 +1,8 @@
 /* frame/: the end of a frame being written (a commit, a compacted copy): the index
- * chunk, the trailer and the header image that gives their place; writing them, the
- * header last between its fdatasyncs.
- * Calls: fio.c, params.c, header.c, trailer.c, index.c. */
+ * chunk, the trailer (with the table of checksums) and the header image that gives their
+ * place, and the fingerprint of all three in the trailer; writing them, the header last
+ * between its fdatasyncs.
+ * Calls: fio.c, params.c, header.c, trailer.c, index.c, sums.c. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -26,6 +27,25 @@ int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8
     return 0;
 }
 
+/* The trailer of f with the table of checksums t->sums as one more vlmetalayer. */
+static int trailer_with_sums(const b2_frame *f, b2f_tail *t)
+{
+    b2f_vlmeta *vl = malloc(((size_t)f->nvlmeta + 1) * sizeof *vl);
+    if (!vl)
+        return B2E_NOMEM;
+    if (f->nvlmeta > 0)
+        memcpy(vl, f->vlmeta, (size_t)f->nvlmeta * sizeof *vl);
+    b2f_vlmeta *s = &vl[f->nvlmeta];
+    memset(s, 0, sizeof *s);
+    memcpy(s->name, B2F_SUMS_VLMETA, sizeof B2F_SUMS_VLMETA);
+    int rc = b2f_vlmeta_encode(t->sums, t->sums_len, &s->data, &s->len);
+    if (rc == 0)
+        rc = b2f_trailer_build(vl, f->nvlmeta + 1, &t->trailer, &t->trailer_len);
+    free(s->data);
+    free(vl);
+    return rc;
+}
+
 int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t)
 {
     memset(t, 0, sizeof *t);
@@ -34,14 +54,24 @@ int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tai
     /* C-Blosc2 looks for no index in a frame without data */
     if (f->nbytes > 0)
         rc = b2f_index_encode(offs, f->nchunks, &t->index, &t->index_len);
+    /* checksums for a frame with data (an empty one has nothing to serve wrong) */
+    int sums = f->nbytes > 0 && f->sums_write;
+    if (rc == 0 && sums && (rc = b2f_sums_table(f, offs, &t->sums, &t->sums_len)) == 0)
+        rc = trailer_with_sums(f, t);
+    else if (rc == 0)
+        rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);
     if (rc == 0) {
         t->trailer_off = t->index_off + (uint64_t)t->index_len;
-        rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);
-    }
-    if (rc == 0) {
         t->end = t->trailer_off + t->trailer_len;
         rc = b2f_header_image(f, (int64_t)t->end, (int64_t)t->index_off - f->h.header_len,
                               &t->img, &t->h);
+    }
+    if (rc == 0 && sums) {
+        t->h.has_vlmeta = 1;   /* the table is one, as C-Blosc2 counts them */
+        b2f_hdr_patch(t->img, &t->h);
+        t->trailer[t->trailer_len - 17] = B2F_FP_XXH3_128;
+        rc = b2f_frame_fingerprint(t->img, t->index, (size_t)t->index_len, t->trailer,
+                                   t->trailer_len, t->trailer + t->trailer_len - 16);
     }
     if (rc < 0)
         b2f_tail_free(t);
@@ -63,6 +93,7 @@ void b2f_tail_free(b2f_tail *t)
     free(t->index);
     free(t->trailer);
     free(t->img);
+    free(t->sums);
     memset(t, 0, sizeof *t);
 }
 
