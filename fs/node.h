@@ -132,6 +132,7 @@ typedef struct b2fs_node {
     int64_t bad_logged;     /* atomic: last damaged chunk logged (one line per chunk) */
     uint64_t decoded_blocks; /* atomic: blocks decoded since the node opened */
     uint64_t decoded_chunks; /* atomic: chunks decoded whole (special values, Bloscpack) */
+    uint64_t damaged_reads; /* atomic: reads refused because a checksum did not hold */
     time_t checked;         /* atomic: last time a reader looked for other mounts' commits */
 } b2fs_node;
 

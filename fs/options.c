@@ -33,6 +33,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("nthreads=", KEY_B2),
     FUSE_OPT_KEY("cache_size=", KEY_B2),
     FUSE_OPT_KEY("dirty_size=", KEY_B2),
+    FUSE_OPT_KEY("checksums=", KEY_B2),
     FUSE_OPT_END,
 };
 
@@ -65,6 +66,10 @@ static const char usage_text[] =
     "    dirty_size=SIZE    data written and not yet committed, all files together (64M,\n"
     "                       at least 1M); past half of it, a writer with an eighth of it\n"
     "                       staged has its file committed behind it while it goes on\n"
+    "    checksums=on|off   on: every chunk written gets checksums (per block) and the\n"
+    "                       frame a fingerprint of its header, index and trailer; every\n"
+    "                       read checks what it reads, and damage gives EIO, never wrong\n"
+    "                       bytes. off: neither written nor checked (on)\n"
     "    ro                 read only\n"
     "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
     "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
@@ -186,7 +191,11 @@ static int set_option(b2fs_config *cfg, const char *arg)
     memcpy(name, arg, nl);
     name[nl] = 0;
     const char *value = eq + 1, *why = NULL;
-    if (!strcmp(name, "nthreads")) {
+    if (!strcmp(name, "checksums")) {
+        if (strcmp(value, "on") && strcmp(value, "off"))
+            return bad_value(name, value, "on or off");
+        cfg->checksums = !strcmp(value, "on");
+    } else if (!strcmp(name, "nthreads")) {
         long v;
         if (parse_int(value, 1, 64, &v))
             return bad_value(name, value, "not an integer 1..64");
@@ -252,6 +261,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->cache_size = (size_t)64 << 20;
     cfg->dirty_limit = (size_t)64 << 20;
     cfg->rootfd = -1;
+    cfg->checksums = 1;
     struct parse_state ps = {.cfg = cfg};
     if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
         return -1;
@@ -263,6 +273,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
         fprintf(stderr, "b2fs: need BACKING and MOUNTPOINT (b2fs --help)\n");
         return -1;
     }
+    b2f_checksums_default(cfg->checksums, cfg->checksums);
     /* Open BACKING now: after daemonising the working directory is /. */
     cfg->rootfd = open(cfg->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cfg->rootfd < 0) {

@@ -19,6 +19,7 @@ typedef struct b2fs_config {
     int nthreads;             /* worker threads (read-ahead, compression) */
     size_t cache_size;        /* block cache bound, bytes */
     size_t dirty_limit;       /* uncommitted bytes of all files before writers commit */
+    int checksums;            /* write and check checksums (frame/: b2f_checksums_default) */
     int ro;
     int foreground;
 } b2fs_config;

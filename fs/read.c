@@ -13,9 +13,18 @@
 #include "fs/log.h"
 #include "fs/scratch.h"
 
-static int damaged(b2fs_node *n, int64_t c, int code)
+/* A read that met damage: one log line per chunk (block b, or -1: its head or the whole
+ * chunk), and EIO. */
+static int damaged(b2fs_node *n, int64_t c, int32_t b, int code)
 {
-    if (__atomic_exchange_n(&n->bad_logged, c, __ATOMIC_RELAXED) != c)
+    if (code == B2F_EDAMAGED)
+        __atomic_add_fetch(&n->damaged_reads, 1, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&n->bad_logged, c, __ATOMIC_RELAXED) == c)
+        return -EIO;
+    if (b >= 0)
+        b2fs_log(LOG_ERR, "%s: chunk %lld, block %d: %s", n->path, (long long)c, (int)b,
+                 b2f_strerror(code));
+    else
         b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)c, b2f_strerror(code));
     return -EIO;
 }
@@ -76,7 +85,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
     b2_frame *f = n->frame;
     int sp = b2f_chunk_special(f, c);
     if (sp < 0)
-        return damaged(n, c, sp);
+        return damaged(n, c, -1, sp);
     if (sp == B2_SPECIAL_ZERO || sp == B2_SPECIAL_UNINIT) {
         if (dst)
             memset(dst, 0, len);
@@ -85,10 +94,10 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
     const b2_chunk_layout *lay;
     int r = b2f_chunk_layout(f, c, &lay);
     if (r < 0)
-        return damaged(n, c, r);
+        return damaged(n, c, -1, r);
     int32_t nbytes = lay->info.nbytes;
     if ((uint64_t)off + len > (uint64_t)nbytes)
-        return damaged(n, c, B2F_ERANGE);
+        return damaged(n, c, -1, B2F_ERANGE);
     b2_dctx *ctx = thread_dctx();
     if (!ctx)
         return -ENOMEM;
@@ -100,7 +109,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             return 0;
         r = b2f_read_stored(f, c, off, len, dst);
         if (r <= 0)
-            return r < 0 ? damaged(n, c, r) : 0;
+            return r < 0 ? damaged(n, c, -1, r) : 0;
         /* not a contiguous frame (Bloscpack): read whole below */
     }
     if (sp != B2_SPECIAL_NONE || lay->info.nblocks == 0) {
@@ -124,7 +133,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             bcache_cancel(slot);
         else
             bcache_publish(slot, n->gen, c, 0);
-        return r < 0 ? damaged(n, c, r) : 0;
+        return r < 0 ? damaged(n, c, -1, r) : 0;
     }
     int32_t bs = lay->info.blocksize;
     if (bs <= 0 || bs > nbytes)
@@ -162,7 +171,7 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             if (r < 0) {
                 bcache_cancel(slot);
                 scratch_done(scratch, (size_t)bs);
-                return damaged(n, c, r);
+                return damaged(n, c, b, r);
             }
             if (dst && !whole)
                 memcpy(out, target + within, take);
@@ -377,7 +386,7 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
         layout_piece p;
         int r = layout_piece_at(n, pos, end, &p);
         if (r < 0)
-            return damaged(n, p.chunk, r);
+            return damaged(n, p.chunk, -1, r);
         char *out = buf + (pos - off);
         const uint8_t *newer = p.chunk >= 0 ? dirty_image_of(n, p.chunk) : NULL;
         if (p.chunk == LAYOUT_HEADER) {

@@ -20,9 +20,9 @@
 
 static const char *const param_names[] = {"codec", "clevel", "filters", "typesize", "chunksize"};
 static const char *const ro_names[] = {"nbytes", "cbytes", "cratio", "nchunks", "blocksize",
-                                       "splitmode", "decoded"};
+                                       "splitmode", "decoded", "integrity"};
 #define NPARAM 5
-#define NRO 7
+#define NRO 8
 
 static int is_param(const char *n)
 {
@@ -175,7 +175,7 @@ static int nd_get(b2fs_node *n, const char *key, char *value, size_t size)
 
 static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
 {
-    char text[64];
+    char text[128];
     b2f_stat fs;
     if (!n->frame)
         return -EIO;
@@ -219,6 +219,14 @@ static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
         snprintf(text, sizeof text, "blocks=%llu chunks=%llu",
                  (unsigned long long)__atomic_load_n(&n->decoded_blocks, __ATOMIC_RELAXED),
                  (unsigned long long)__atomic_load_n(&n->decoded_chunks, __ATOMIC_RELAXED));
+    } else if (!strcmp(key, "integrity")) {
+        b2f_integrity in;
+        b2f_integrity_get(n->frame, &in);
+        snprintf(text, sizeof text, "checked=%s sealed=%s chunks=%lld summed=%lld damaged=%llu%s",
+                 in.verify ? "yes" : "no", in.sealed ? "yes" : "no",
+                 (long long)in.chunks_stored, (long long)in.chunks_summed,
+                 (unsigned long long)__atomic_load_n(&n->damaged_reads, __ATOMIC_RELAXED),
+                 in.meta_changed ? " metalayers=changed" : "");
     } else {
         return -ENODATA;
     }
