@@ -21,6 +21,8 @@ static const char usage[] =
     "  unpack IN OUT              decompress IN into the plain file OUT\n"
     "  verify FILE...             decode every chunk; exit status 0 only when sound\n"
     "  compact FILE...            rewrite a frame without dead space\n"
+    "  seal FILE...               give every chunk checksums, the frame a fingerprint\n"
+    "  scrub DIR...               verify every frame under DIR; exit status 1 on damage\n"
     "  meta FILE [NAME [VALUE]]   list, show or set metalayers and vlmetalayers\n"
     "\n"
     "`b2frame COMMAND --help` describes a command. Codecs: blosclz, lz4, lz4hc, zlib, zstd.\n"
@@ -34,7 +36,7 @@ static const struct {
 } commands[] = {
     {"info", bt_cmd_info},       {"cat", bt_cmd_cat},         {"pack", bt_cmd_pack},
     {"unpack", bt_cmd_unpack},   {"verify", bt_cmd_verify},   {"compact", bt_cmd_compact},
-    {"meta", bt_cmd_meta},
+    {"meta", bt_cmd_meta},       {"seal", bt_cmd_seal},       {"scrub", bt_cmd_scrub},
 };
 
 int main(int argc, char **argv)

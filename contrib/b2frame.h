@@ -72,6 +72,10 @@ int bt_cmd_cat(int argc, char **argv);
 int bt_cmd_unpack(int argc, char **argv);
 int bt_cmd_pack(int argc, char **argv);
 int bt_cmd_verify(int argc, char **argv);
+/* verify of one file: each problem on stderr, 'FILE: ok ...' on stdout unless quiet. */
+int bt_verify_file(const char *path, int quiet);
+int bt_cmd_seal(int argc, char **argv);
+int bt_cmd_scrub(int argc, char **argv);
 int bt_cmd_compact(int argc, char **argv);
 int bt_cmd_meta(int argc, char **argv);
 

@@ -14,9 +14,12 @@
 static const char verify_usage[] =
     "Usage: b2frame verify [-q] FILE...\n"
     "Checks each FILE (a frame, a Bloscpack file or a Blosc chunk): the header, every index\n"
-    "offset, every chunk decoded (and its checksum, in a Bloscpack file) and every\n"
-    "metalayer and vlmetalayer. Names each problem on stderr and prints 'FILE: ok' for a\n"
-    "sound file unless -q. Exit status 0 only when every FILE is sound.\n";
+    "offset, every chunk decoded, and every metalayer and vlmetalayer. In a frame b2fs\n"
+    "wrote, also the fingerprint of its header, index and trailer and every chunk's\n"
+    "checksums (per block); in a Bloscpack file, its checksums. Names each problem on\n"
+    "stderr (a checksum mismatch with its chunk and block) and prints 'FILE: ok' for a sound\n"
+    "file unless -q, with how many chunks checksums covered. Exit status 0 only when every\n"
+    "FILE is sound.\n";
 
 static const char compact_usage[] =
     "Usage: b2frame compact FILE...\n"
@@ -25,7 +28,26 @@ static const char compact_usage[] =
     "leaves either the old or the new file whole. Contents, metalayers and vlmetalayers\n"
     "are kept.\n";
 
-static int verify_chunks(const bt_input *in, b2_dctx *ctx, int64_t *nbad)
+/* Checks chunk n against its checksums: 1 checked, 0 none, -1 a mismatch (reported). */
+static int verify_sums(const bt_input *in, int64_t n, int64_t *nbad)
+{
+    int32_t bad;
+    int rc = b2f_chunk_verify(in->frame, n, &bad);
+    if (rc >= 0)
+        return rc;
+    if (++*nbad > MAX_REPORTED)
+        return -1;
+    if (rc == B2F_EDAMAGED && bad == 0)
+        bt_error(in->path, "chunk %lld, head: %s", (long long)n, b2f_strerror(rc));
+    else if (rc == B2F_EDAMAGED)
+        bt_error(in->path, "chunk %lld, block %d: %s", (long long)n, (int)bad - 1,
+                 b2f_strerror(rc));
+    else
+        bt_error(in->path, "chunk %lld: %s", (long long)n, b2f_strerror(rc));
+    return -1;
+}
+
+static int verify_chunks(const bt_input *in, b2_dctx *ctx, int64_t *nbad, int64_t *nsummed)
 {
     b2f_stat st;
     b2f_stat_get(in->frame, &st);
@@ -49,6 +71,12 @@ static int verify_chunks(const bt_input *in, b2_dctx *ctx, int64_t *nbad)
                 return -1;
             }
         }
+        int summed = rc == 0 ? verify_sums(in, n, nbad) : 0;
+        *nsummed += summed > 0;
+        if (summed < 0) {
+            expect_off = off + (uint64_t)(len > 0 ? len : 0);
+            continue;   /* reported */
+        }
         if (rc == 0)
             rc = b2f_read_chunk(in->frame, ctx, n, buf, cap);
         if (rc >= 0 && rc != len) {
@@ -71,12 +99,13 @@ static int verify_chunks(const bt_input *in, b2_dctx *ctx, int64_t *nbad)
 
 static void ignore_meta(const char *name, const uint8_t *value, size_t len, int vl, int index) {}
 
-static int verify_one(const char *path, int quiet)
+int bt_verify_file(const char *path, int quiet)
 {
     bt_input in;
     if (bt_open_input(&in, path, B2F_RDONLY, 1) != BT_OK)
         return BT_FAIL;
-    int64_t nbad = 0, nchunks = 1;
+    int64_t nbad = 0, nchunks = 1, nsummed = 0;
+    b2f_integrity integ = {0};
     b2_dctx *ctx = b2_dctx_new();
     if (!ctx) {
         bt_error(path, "out of memory");
@@ -87,7 +116,11 @@ static int verify_one(const char *path, int quiet)
         b2f_stat st;
         b2f_stat_get(in.frame, &st);
         nchunks = st.nchunks;
-        if (verify_chunks(&in, ctx, &nbad) < 0)
+        b2f_integrity_get(in.frame, &integ);
+        if (integ.meta_changed && ++nbad)
+            bt_error(path, "metalayers changed since b2fs wrote the frame (rewritten in place by "
+                     "another program, or damaged); `b2frame seal` takes them as they are");
+        if (verify_chunks(&in, ctx, &nbad, &nsummed) < 0)
             nbad++;
         if (bt_each_meta(&in, 0, ignore_meta) < 0 || bt_each_meta(&in, 1, ignore_meta) < 0)
             nbad++;
@@ -110,8 +143,12 @@ static int verify_one(const char *path, int quiet)
         bt_error(path, "%lld problems in all", (long long)nbad);
     if (nbad)
         return BT_FAIL;
-    if (!quiet)
+    if (!quiet && nsummed == 0)
         printf("%s: ok (%lld chunks)\n", path, (long long)nchunks);
+    else if (!quiet)
+        printf("%s: ok (%lld chunks, %lld of %lld stored ones checked against checksums%s)\n",
+               path, (long long)nchunks, (long long)nsummed, (long long)integ.chunks_stored,
+               integ.sealed ? "; header, index and trailer by fingerprint" : "");
     return BT_OK;
 }
 
@@ -134,7 +171,7 @@ int bt_cmd_verify(int argc, char **argv)
     }
     int status = BT_OK;
     for (int i = optind; i < argc; i++)
-        if (verify_one(argv[i], quiet) != BT_OK)
+        if (bt_verify_file(argv[i], quiet) != BT_OK)
             status = BT_FAIL;
     return status;
 }

@@ -194,14 +194,19 @@ static int show_chunks(const bt_input *in, int json)
             return rc;
         }
         const char *special = special_name(lay->info.special);
+        int64_t at;
+        int summed;
+        b2f_chunk_where(in->frame, n, &at, &summed);
         if (json)
             printf("%s{\"offset\": %llu, \"nbytes\": %d, \"cbytes\": %d, \"blocksize\": %d, "
-                   "\"special\": \"%s\"}", n ? ", " : "", (unsigned long long)off, (int)nbytes,
-                   (int)lay->info.cbytes, (int)lay->info.blocksize, special);
+                   "\"special\": \"%s\", \"file_offset\": %lld, \"checksums\": %s}",
+                   n ? ", " : "", (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes,
+                   (int)lay->info.blocksize, special, (long long)at, summed ? "true" : "false");
         else
-            printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, blocksize %d, special %s\n",
-                   (long long)n, (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes,
-                   (int)lay->info.blocksize, special);
+            printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, blocksize %d, special %s, "
+                   "stored at %lld, checksums %s\n", (long long)n, (unsigned long long)off,
+                   (int)nbytes, (int)lay->info.cbytes, (int)lay->info.blocksize, special,
+                   (long long)at, summed ? "yes" : "no");
     }
     return 0;
 }
@@ -274,6 +279,11 @@ static int info_text(const bt_input *in, int chunks)
         printf("dead_bytes: %lld\n", (long long)s.dead);
         printf("metalayers: %d\n", st->nmeta);
         printf("vlmetalayers: %d\n", st->nvlmeta);
+        b2f_integrity ig;
+        b2f_integrity_get(in->frame, &ig);
+        printf("checksums: %lld of %lld stored chunks\n", (long long)ig.chunks_summed,
+               (long long)ig.chunks_stored);
+        printf("fingerprint: %s\n", ig.sealed ? "yes (header, index and trailer)" : "no");
     }
     show_nd(in, 0);
     if (bt_list_meta(in) < 0 || (chunks && show_chunks(in, 0) < 0))
@@ -299,8 +309,14 @@ static int info_json(const bt_input *in, int chunks)
            (long long)st->nchunks, (long long)s.nspecial);
     printf(", \"nbytes\": %lld, \"cbytes\": %lld, \"file_len\": %lld, \"ratio\": %.4f",
            (long long)st->nbytes, (long long)st->cbytes, (long long)st->file_len, ratio(st));
-    if (st->kind == B2F_KIND_FRAME)
+    if (st->kind == B2F_KIND_FRAME) {
+        b2f_integrity ig;
+        b2f_integrity_get(in->frame, &ig);
         printf(", \"dead_bytes\": %lld", (long long)s.dead);
+        printf(", \"checksums\": {\"chunks_stored\": %lld, \"chunks_summed\": %lld, "
+               "\"fingerprint\": %s}", (long long)ig.chunks_stored, (long long)ig.chunks_summed,
+               ig.sealed ? "true" : "false");
+    }
     show_nd(in, 1);
     fputs(", \"metalayers\": [", stdout);
     int rc = bt_each_meta(in, 0, show_json_meta);

@@ -5,7 +5,7 @@ EXTRA_DIST += contrib/install-deps contrib/run-tests contrib/quickstart contrib/
 bin_PROGRAMS += contrib/b2frame
 contrib_b2frame_SOURCES = contrib/b2frame.h contrib/b2frame.c contrib/b2frame_common.c \
 	contrib/b2frame_info.c contrib/b2frame_cat.c contrib/b2frame_pack.c \
-	contrib/b2frame_check.c contrib/b2frame_meta.c contrib/b2frame_npy.c
+	contrib/b2frame_check.c contrib/b2frame_seal.c contrib/b2frame_meta.c contrib/b2frame_npy.c
 contrib_b2frame_LDADD = $(FRAME_LIBS)
 dist_man_MANS += contrib/b2frame.1
 # b2bench: filter kernels and chunk codecs next to memcpy.

@@ -123,7 +123,7 @@ assert bytes.fromhex(d["vlmetalayers"][1]["hex"]) == bytes(i % 251 for i in rang
 # --chunks: one line per chunk; special-zstd-t8 has zeros, NaN and repeated-value chunks.
 "$B2FRAME" info --chunks "$DATA/special-zstd-t8-c262144.b2frame" >"$T/info" 2>&1
 check "info --chunks: 10 chunks, 4 zeros, 2 nan, 2 value" test \
-    "$(grep -c '^chunk\.' "$T/info") $(grep -c 'special zeros$' "$T/info") $(grep -c 'special nan$' "$T/info") $(grep -c 'special value$' "$T/info")" = "10 4 2 2"
+    "$(grep -c '^chunk\.' "$T/info") $(grep -c 'special zeros,' "$T/info") $(grep -c 'special nan,' "$T/info") $(grep -c 'special value,' "$T/info")" = "10 4 2 2"
 check "info --chunks: offsets" test "$(field chunk.9 | cut -d, -f1)" = "offset 2359296"
 
 # Errors name the file and the reason.
