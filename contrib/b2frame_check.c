@@ -143,7 +143,7 @@ int bt_verify_file(const char *path, int quiet)
         bt_error(path, "%lld problems in all", (long long)nbad);
     if (nbad)
         return BT_FAIL;
-    if (!quiet && nsummed == 0)
+    if (!quiet && nsummed == 0 && !integ.sealed)
         printf("%s: ok (%lld chunks)\n", path, (long long)nchunks);
     else if (!quiet)
         printf("%s: ok (%lld chunks, %lld of %lld stored ones checked against checksums%s)\n",

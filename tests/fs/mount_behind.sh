@@ -32,7 +32,7 @@ writer=$!
 read -r _ <"$WORK/paused"
 sleep 0.5   # the commit behind the last write has its header on disk by now
 frame="$BACK/text.b2frame"
-check "while the writer pauses: the backing file is a valid frame" frame_ok "$frame"
+check "while the writer pauses: the backing file is a valid frame" frame_sealed "$frame"
 committed=$("$B2FRAME" info "$frame" | sed -n 's/^nbytes: //p')
 echo "committed while the writer is open: ${committed:-?} of $((12 << 20)) bytes written"
 check "  ... holding at least 4 MiB of the 12 written (committed with the file still open)" \

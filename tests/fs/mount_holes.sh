@@ -57,5 +57,5 @@ b = os.pread(fd, 3 << 20, 0)
 assert len(b) == 3 << 20 and b[100:] == bytes(len(b) - 100)
 PY
 unmount_b2fs
-check "backing frames valid" frame_ok "$BACK/sparse.b2frame"
+check "backing frames valid" frame_sealed "$BACK/sparse.b2frame"
 finish

@@ -26,6 +26,6 @@ check "  ... and reads right" cmp "$WORK/r4" "$MNT/rewritten"
 check "  ... keeps its user.* attributes" [ "$(getfattr --only-values -n user.tag "$MNT/rewritten" 2>/dev/null)" = kept ]
 unmount_b2fs
 bad=0
-for f in "$BACK"/*; do frame_ok "$f" || { bad=1; echo "not a valid frame: $f"; }; done
+for f in "$BACK"/*; do frame_sealed "$f" || { bad=1; echo "not a valid frame: $f"; }; done
 check "backing files are valid frames" [ $bad -eq 0 ]
 finish

@@ -31,12 +31,12 @@ check "du shows the compressed size (< 200 MiB of 256)" [ "$(du -k "$MNT/big" | 
 unmount_b2fs
 
 check "backing file of big is a frame" [ -f "$BACK/big.b2frame" ]
-check "b2frame verify: big" frame_ok "$BACK/big.b2frame"
+check "b2frame verify: big" frame_sealed "$BACK/big.b2frame"
 bad=0; n=0
 while IFS= read -r -d '' f; do
     n=$((n + 1))
     rel=${f#"$BACK/tree/"}
-    frame_ok "$f" || { bad=$((bad + 1)); echo "verify failed: $rel"; continue; }
+    frame_sealed "$f" || { bad=$((bad + 1)); echo "verify failed: $rel"; continue; }
     if [ -x "$B2FRAME" ]; then
         "$B2FRAME" cat "$f" | cmp -s - "$SRC/tree/${rel%.b2frame}" || { bad=$((bad + 1)); echo "decodes differently: $rel"; }
     fi

@@ -69,6 +69,18 @@ frame_ok() {
     fi
 }
 
+# frame_sealed FILE: as frame_ok, and (unless it holds no chunk) every stored chunk of it has
+# checksums that hold and its fingerprint holds: what every frame b2fs writes must pass
+frame_sealed() {
+    local out
+    out=$("$B2FRAME" verify "$1" 2>&1) || { echo "$out"; return 1; }
+    grep -q ': ok (0 chunks)$' <<<"$out" && return 0
+    if ! grep -Eq ': ok \([0-9]+ chunks, ([0-9]+) of \1 stored ones checked against checksums; header, index and trailer by fingerprint\)$' <<<"$out"; then
+        echo "not sealed: $out"
+        return 1
+    fi
+}
+
 # for check: not CMD... passes when CMD fails; refused RC OUTPUT PATTERN passes when the
 # command failed and its output matches PATTERN
 not() { ! "$@"; }

@@ -6,7 +6,8 @@
 # rel_unmount            unmount, wait until the daemon has exited (it commits first)
 # rel_remount ARGS...    both
 # rel_remount_cmd ARGS...  prints a shell command that does rel_remount ARGS from anywhere
-# rel_frames_ok DIR      every file under DIR is a valid frame (b2frame verify); names bad ones
+# rel_frames_ok DIR      every frame under DIR is valid, with checksums and fingerprint that hold
+#                        (frame_sealed); names bad ones
 
 rel_pidfile() { echo "$WORK/b2fs.$(basename "$MNT").pid"; }
 
@@ -70,7 +71,7 @@ rel_frames_ok() {
     local f bad=0
     while IFS= read -r -d '' f; do
         case "$f" in
-        *.b2frame | *.b2f | *.b2nd) frame_ok "$f" || { echo "not a valid frame: $f"; bad=1; } ;;
+        *.b2frame | *.b2f | *.b2nd) frame_sealed "$f" || { echo "not a valid frame: $f"; bad=1; } ;;
         esac
     done < <(find "$1" -type f -print0)
     return $bad
