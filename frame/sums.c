@@ -3,10 +3,9 @@
  * hashes only what it decodes; the table of them kept in a vlmetalayer; the 128-bit
  * fingerprint of a frame's header, index and table that the trailer's reserved slot holds.
  *
- * The table (little-endian, bounds checked on every read):
- *   "b2fs-sums" | version 1 | algorithm 1 (XXH3-64) | 2 bytes 0 | u64 entries | u64 sum of
- *   the header's metalayer section, then per entry: u64 chunk | i64 offset | i32 cbytes |
- *   u32 nsums | nsums x u64.
+ * The table (little-endian, bounds checked on every read; small, since every file has one):
+ *   "b2S" | version 1 (XXH3-64) | u32 entries | u64 sum of the header's metalayer section,
+ *   then per entry: u32 chunk | u64 offset | u32 cbytes | u32 nsums | nsums x u64.
  * The fingerprint covers the header's fixed part (sizes, parameters), the index and the
  * trailer (the table with it); the metalayer section only through the table's sum of it,
  * so that a metalayer C-Blosc2 rewrote in place (blosc2_meta_update changes the header
@@ -19,10 +18,13 @@
 
 #include "frame/frame_int.h"
 
-#define SUMS_MAGIC "b2fs-sums"
-#define SUMS_MAGIC_LEN 9
-#define SUMS_HEAD (SUMS_MAGIC_LEN + 4 + 8 + 8)
-#define SUMS_ENTRY_HEAD (8 + 8 + 4 + 4)
+#define SUMS_MAGIC "b2S"
+#define SUMS_MAGIC_LEN 3
+#define SUMS_VERSION 1
+#define SUMS_COUNT (SUMS_MAGIC_LEN + 1)
+#define SUMS_META (SUMS_COUNT + 4)
+#define SUMS_HEAD (SUMS_META + 8)
+#define SUMS_ENTRY_HEAD (4 + 8 + 4 + 4)
 
 static atomic_int default_write = 1, default_verify = 1;
 
@@ -162,10 +164,9 @@ int b2f_sums_begin(b2f_sums_buf *b, uint64_t meta_sum)
     if (grow(b, SUMS_HEAD) < 0)
         return B2E_NOMEM;
     memcpy(b->p, SUMS_MAGIC, SUMS_MAGIC_LEN);
-    uint8_t v[4] = {1, 1, 0, 0};
-    memcpy(b->p + SUMS_MAGIC_LEN, v, 4);
-    b2f_le_put(b->p + SUMS_MAGIC_LEN + 4, 0, 8);
-    b2f_le_put(b->p + SUMS_MAGIC_LEN + 12, meta_sum, 8);
+    b->p[SUMS_MAGIC_LEN] = SUMS_VERSION;
+    b2f_le_put(b->p + SUMS_COUNT, 0, 4);
+    b2f_le_put(b->p + SUMS_META, meta_sum, 8);
     b->len = SUMS_HEAD;
     return 0;
 }
@@ -177,13 +178,13 @@ static uint8_t *put_entry(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t c
     if (grow(b, SUMS_ENTRY_HEAD + (size_t)nsums * 8) < 0)
         return NULL;
     uint8_t *p = b->p + b->len;
-    b2f_le_put(p, (uint64_t)chunk, 8);
-    b2f_le_put(p + 8, (uint64_t)off, 8);
-    b2f_le_put(p + 16, (uint32_t)cbytes, 4);
-    b2f_le_put(p + 20, nsums, 4);
+    b2f_le_put(p, (uint64_t)chunk, 4);
+    b2f_le_put(p + 4, (uint64_t)off, 8);
+    b2f_le_put(p + 12, (uint32_t)cbytes, 4);
+    b2f_le_put(p + 16, nsums, 4);
     b->len += SUMS_ENTRY_HEAD + (size_t)nsums * 8;
     b->count++;
-    b2f_le_put(b->p + SUMS_MAGIC_LEN + 4, (uint64_t)b->count, 8);
+    b2f_le_put(b->p + SUMS_COUNT, (uint64_t)b->count, 4);
     return p + SUMS_ENTRY_HEAD;
 }
 
@@ -220,15 +221,15 @@ int b2f_sums_open(b2f_sums_iter *it, const uint8_t *val, size_t len)
     memset(it, 0, sizeof *it);
     if (len < SUMS_HEAD || memcmp(val, SUMS_MAGIC, SUMS_MAGIC_LEN))
         return B2F_ETRAILER;
-    if (val[SUMS_MAGIC_LEN] != 1 || val[SUMS_MAGIC_LEN + 1] != 1)
-        return B2F_ETRAILER;   /* a version or hash this build does not know */
-    uint64_t count = b2f_le_get(val + SUMS_MAGIC_LEN + 4, 8);
+    if (val[SUMS_MAGIC_LEN] != SUMS_VERSION)
+        return B2F_ETRAILER;   /* a version (or hash) this build does not know */
+    uint64_t count = b2f_le_get(val + SUMS_COUNT, 4);
     if (count > (len - SUMS_HEAD) / SUMS_ENTRY_HEAD)
         return B2F_ETRAILER;
     it->p = val;
     it->len = len;
     it->pos = SUMS_HEAD;
-    it->meta_sum = b2f_le_get(val + SUMS_MAGIC_LEN + 12, 8);
+    it->meta_sum = b2f_le_get(val + SUMS_META, 8);
     it->left = (int64_t)count;
     return 0;
 }
@@ -240,10 +241,10 @@ int b2f_sums_next(b2f_sums_iter *it, b2f_sums_entry *e)
     if (it->len - it->pos < SUMS_ENTRY_HEAD)
         return B2F_ETRAILER;
     const uint8_t *p = it->p + it->pos;
-    e->chunk = (int64_t)b2f_le_get(p, 8);
-    e->off = (int64_t)b2f_le_get(p + 8, 8);
-    e->cbytes = (int32_t)b2f_le_get(p + 16, 4);
-    e->nsums = (uint32_t)b2f_le_get(p + 20, 4);
+    e->chunk = (int64_t)b2f_le_get(p, 4);
+    e->off = (int64_t)b2f_le_get(p + 4, 8);
+    e->cbytes = (int32_t)b2f_le_get(p + 12, 4);
+    e->nsums = (uint32_t)b2f_le_get(p + 16, 4);
     if (e->chunk < 0 || e->cbytes < 0 || e->nsums == 0 ||
         e->nsums > (it->len - it->pos - SUMS_ENTRY_HEAD) / 8)
         return B2F_ETRAILER;

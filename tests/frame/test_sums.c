@@ -126,14 +126,14 @@ START_TEST(table)
     /* a count larger than the entries it holds */
     uint8_t *bad = malloc(b.len);
     memcpy(bad, b.p, b.len);
-    bad[13] = 3;
+    bad[4] = 3;   /* the count: "b2S", version, then u32 entries */
     int r = b2f_sums_open(&it, bad, b.len);
     while (r >= 0 && (r = b2f_sums_next(&it, &e)) == 1)
         ;
     ck_assert_int_lt(r, 0);
     /* another version */
     memcpy(bad, b.p, b.len);
-    bad[9] = 2;
+    bad[3] = 2;   /* the version */
     ck_assert_int_eq(b2f_sums_open(&it, bad, b.len), B2F_ETRAILER);
     free(bad);
     b2f_sums_free(&b);
