@@ -124,7 +124,11 @@ static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t
     return 0;
 }
 
-int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
+/* open_once's answer when the header changed while it was read: another writer committed,
+ * and what was read may mix two frames (never returned by b2f_open_frame). */
+#define HEADER_MOVED (-5999)
+
+static int open_once(b2_frame *f, char *err, size_t errlen)
 {
     b2f_checksums_apply(f);
     int rc = file_size(f->fd, &f->file_size);
@@ -153,6 +157,8 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     rc = read_new(f, 0, (size_t)h->header_len, &f->hdr, "header", err, errlen);
     if (rc < 0)
         return rc;
+    if (memcmp(f->hdr, fixed, sizeof fixed) != 0)
+        return HEADER_MOVED;
     rc = b2f_hdr_parse_meta(f->hdr, (size_t)h->header_len, f->meta, &f->nmeta, err, errlen);
     if (rc < 0)
         return rc;
@@ -208,6 +214,17 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
     if (f->wp.chunksize <= 0)
         f->wp.chunksize = f->nchunks > 0 ? f->chunks[0].nbytes : (1 << 20);
     return 0;
+}
+
+int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        int rc = open_once(f, err, errlen);
+        if (rc != HEADER_MOVED)
+            return rc;
+        b2f_release(f);
+    }
+    return b2f_fail(err, errlen, B2F_EHEADER, "the header changed each time it was read");
 }
 
 int b2f_open(b2_frame **out, int fd, int mode, const b2f_io *io, char *err, size_t errlen)

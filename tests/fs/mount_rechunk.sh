@@ -109,7 +109,7 @@ check "fsync through the mount" /usr/bin/python3 -c "import os,sys; fd=os.open(s
 unmount_b2fs
 
 for x in $F $G vl-lz45-none-t1-dict vl-zstd5-shuffle-t4-one; do
-    check "b2frame verify: $x" frame_ok "$BACK/$x.b2frame"
+    check "b2frame verify: $x" frame_sealed "$BACK/$x.b2frame"
     check "$x: fixed-size chunks now" not grep -q "chunksize: variable" <("$B2FRAME" info "$BACK/$x.b2frame")
     check "$x: no variable-length blocks now" not grep -q "blocks: variable" <("$B2FRAME" info "$BACK/$x.b2frame")
     check "$x: decodes to the plain copy" cmp <("$B2FRAME" cat "$BACK/$x.b2frame") "$PLAIN/$x"
@@ -130,7 +130,7 @@ for x in $F $G $H; do check "after remount: $x identical" same $x; done
 check "writes after remount" put $F 131070 10 i
 check "identical" same $F
 unmount_b2fs
-check "b2frame verify after the second mount" frame_ok "$BACK/$F.b2frame"
+check "b2frame verify after the second mount" frame_sealed "$BACK/$F.b2frame"
 
 # two mounts of one backing directory: B has the file open when A rewrites it, then each
 # writes in turn; each sees the other's bytes and the file is rewritten once
@@ -152,7 +152,7 @@ check "two mounts: rewritten once" [ "$(grep -c "two.b2frame: rewritten" "$WORK/
 onA rel_unmount
 onB rel_unmount
 MNT=$A
-check "two mounts: b2frame verify" frame_ok "$BACK/two.b2frame"
+check "two mounts: b2frame verify" frame_sealed "$BACK/two.b2frame"
 check "two mounts: it decodes to the plain copy" cmp <("$B2FRAME" cat "$BACK/two.b2frame") "$PLAIN/two"
 
 # a backing file system too full for the rewritten copy: the write fails with ENOSPC, the
