@@ -211,6 +211,12 @@ int b2_cctx_set_nthreads(b2_cctx *ctx, int nthreads);   /* see b2_dctx_set_nthre
  * Returns cbytes or a B2E_* code. */
 int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, size_t dst_cap);
 
+/* Writes src as a stored (memcpyed) chunk with parameters p, as b2_chunk_encode stores
+ * incompressible data, without a context: for small values that would not compress.
+ * Returns cbytes (nbytes + the header) or a B2E_* code. */
+int b2_chunk_store(const b2_cparams *p, const void *src, size_t nbytes, void *dst,
+                   size_t dst_cap);
+
 /* Writes a special-value chunk (B2_SPECIAL_ZERO, _NAN, _UNINIT, or _VALUE with `value`
  * of typesize bytes) of nbytes into dst. Returns its cbytes or a B2E_* code. */
 int b2_chunk_make_special(int special, int typesize, int32_t nbytes, const void *value,

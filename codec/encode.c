@@ -323,6 +323,19 @@ static const b2_cparams *chunk_params(const b2_cparams *p, int32_t n, int32_t bs
     return use;
 }
 
+/* The memcpyed form: the header, then the bytes as they are. */
+static int store(const b2_cparams *p, const void *src, int32_t n, int32_t bs, int split,
+                 uint8_t *d, size_t dst_cap)
+{
+    int hl = p->blosc1_format ? B2_HEADER_LEN_V1 : B2_HEADER_LEN;
+    if ((size_t)n + (size_t)hl > dst_cap)
+        return B2E_DST_SMALL;
+    write_header(p, d, header_flags(p, 1, split), n, bs, n + hl);
+    if (n > 0)
+        memcpy(d + hl, src, (size_t)n);
+    return n + hl;
+}
+
 int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, size_t dst_cap)
 {
     if (ctx == NULL || (src == NULL && nbytes > 0) || dst == NULL || nbytes > B2_MAX_NBYTES)
@@ -358,12 +371,21 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
             return cbytes;
         }
     }
-    if ((size_t)n + (size_t)hl > dst_cap)
-        return B2E_DST_SMALL;
-    write_header(p, d, header_flags(p, 1, split), n, bs, n + hl);
-    if (n > 0)
-        memcpy(d + hl, src, (size_t)n);
-    return n + hl;
+    return store(p, src, n, bs, split, d, dst_cap);
+}
+
+int b2_chunk_store(const b2_cparams *params, const void *src, size_t nbytes, void *dst,
+                   size_t dst_cap)
+{
+    if (params == NULL || (src == NULL && nbytes > 0) || dst == NULL || nbytes > B2_MAX_NBYTES ||
+        params->typesize < 1 || params->typesize > 255 ||
+        b2_stream_codec_by_id(params->codec) == NULL)
+        return B2E_PARAM;
+    int32_t n = (int32_t)nbytes;
+    int32_t bs = b2_auto_blocksize(params, n);
+    b2_cparams tmp;
+    const b2_cparams *p = chunk_params(params, n, bs, &tmp);
+    return store(p, src, n, bs, b2_split_wanted(p, bs), dst, dst_cap);
 }
 
 int b2_chunk_make_special(int special, int typesize, int32_t nbytes, const void *value,

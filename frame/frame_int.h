@@ -332,6 +332,8 @@ int b2f_index_read(b2_frame *f, int64_t at, int64_t len, int64_t want, int64_t *
 int b2f_index_load(b2_frame *f, int64_t index_off, int64_t index_len, char *err, size_t errlen);
 int b2f_index_encode(const int64_t *offs, int64_t n, uint8_t **out, int32_t *cbytes);
 int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbytes);
+/* The same as a stored chunk, without a codec context: for values that do not compress. */
+int b2f_vlmeta_store(const void *val, size_t len, uint8_t **out, uint32_t *cbytes);
 /* A vlmetalayer's stored chunk decoded: *val malloc'ed. */
 int b2f_vlmeta_decode(const uint8_t *data, uint32_t dlen, uint8_t **val, size_t *len);
 

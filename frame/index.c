@@ -273,6 +273,26 @@ int b2f_vlmeta_encode(const void *val, size_t len, uint8_t **out, uint32_t *cbyt
     return rc;
 }
 
+int b2f_vlmeta_store(const void *val, size_t len, uint8_t **out, uint32_t *cbytes)
+{
+    if (len > (size_t)B2_MAX_NBYTES - B2_HEADER_LEN)
+        return B2F_ETOOBIG;
+    b2_cparams p;
+    b2_cparams_default(&p);
+    p.codec = B2_LZ4;
+    p.typesize = 1;
+    memset(p.filters, 0, sizeof p.filters);
+    uint8_t *buf = malloc(len + B2_HEADER_LEN);
+    int rc = buf ? b2_chunk_store(&p, val, len, buf, len + B2_HEADER_LEN) : B2E_NOMEM;
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *cbytes = (uint32_t)rc;
+    return 0;
+}
+
 int b2f_vlmeta_decode(const uint8_t *data, uint32_t dlen, uint8_t **val, size_t *len)
 {
     b2_chunk_info ci;
@@ -282,6 +302,13 @@ int b2f_vlmeta_decode(const uint8_t *data, uint32_t dlen, uint8_t **val, size_t 
     if (ci.nbytes > B2F_MAX_VLMETA_NBYTES)
         return B2F_ETOOBIG;
     uint8_t *out = malloc(ci.nbytes ? (size_t)ci.nbytes : 1);
+    if (out && ci.memcpyed && ci.special == B2_SPECIAL_NONE &&
+        (int64_t)ci.header_len + ci.nbytes == ci.cbytes) {   /* stored: no decoder needed */
+        memcpy(out, data + ci.header_len, (size_t)ci.nbytes);
+        *val = out;
+        *len = (size_t)ci.nbytes;
+        return 0;
+    }
     b2_dctx *d = b2_dctx_new();
     rc = out && d ? b2_chunk_decode(d, data, dlen, out, (size_t)ci.nbytes) : B2E_NOMEM;
     b2_dctx_free(d);

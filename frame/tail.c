@@ -38,7 +38,8 @@ static int trailer_with_sums(const b2_frame *f, b2f_tail *t)
     b2f_vlmeta *s = &vl[f->nvlmeta];
     memset(s, 0, sizeof *s);
     memcpy(s->name, B2F_SUMS_VLMETA, sizeof B2F_SUMS_VLMETA);
-    int rc = b2f_vlmeta_encode(t->sums, t->sums_len, &s->data, &s->len);
+    /* checksums do not compress: stored as they are, no codec context made per commit */
+    int rc = b2f_vlmeta_store(t->sums, t->sums_len, &s->data, &s->len);
     if (rc == 0)
         rc = b2f_trailer_build(vl, f->nvlmeta + 1, &t->trailer, &t->trailer_len);
     free(s->data);

@@ -340,6 +340,36 @@ START_TEST(test_incompressible_memcpy)
 }
 END_TEST
 
+/* b2_chunk_store: the same chunk b2_chunk_encode stores for incompressible data, without
+ * a context, and it decodes to its input (an empty one too). */
+START_TEST(test_store)
+{
+    size_t len = 5000;
+    uint8_t *in = malloc(len), *a = malloc(len + 64), *b = malloc(len + 64), *out = malloc(len);
+    tu_fill_random(in, len, 3);
+    b2_cparams p;
+    set_params(&p, B2_LZ4, 1, "none", B2_SPLIT_AUTO, 0, 0);
+    b2_cctx *c = b2_cctx_new(&p);
+    b2_dctx *d = b2_dctx_new();
+    int ca = b2_chunk_encode(c, in, len, a, len + 64);
+    int cb = b2_chunk_store(&p, in, len, b, len + 64);
+    ck_assert_int_eq(cb, (int)len + 32);
+    ck_assert_int_eq(ca, cb);
+    ck_assert(memcmp(a, b, (size_t)cb) == 0);
+    ck_assert_int_eq(b2_chunk_decode(d, b, (size_t)cb, out, len), (int)len);
+    ck_assert(memcmp(in, out, len) == 0);
+    ck_assert_int_eq(b2_chunk_store(&p, in, 0, b, 64), 32);
+    ck_assert_int_eq(b2_chunk_decode(d, b, 32, out, len), 0);
+    ck_assert_int_eq(b2_chunk_store(&p, in, len, b, len + 31), B2E_DST_SMALL);
+    b2_cctx_free(c);
+    b2_dctx_free(d);
+    free(in);
+    free(a);
+    free(b);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_zero_and_runs)
 {
     size_t len = 200000;
@@ -562,6 +592,7 @@ int main(void)
     tcase_add_test(tc, test_auto_blocksize);
     tcase_add_test(tc, test_small_blocksize);
     tcase_add_test(tc, test_incompressible_memcpy);
+    tcase_add_test(tc, test_store);
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
     tcase_add_test(tc, test_names);
