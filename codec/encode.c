@@ -344,9 +344,21 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
     if (dst_cap < (size_t)hl)
         return B2E_DST_SMALL;
     int32_t n = (int32_t)nbytes;
-    int32_t bs = b2_auto_blocksize(&ctx->p, n);
+    const b2_cparams *base = &ctx->p;
+    b2_cparams chosen;
+    if (ctx->p.choose && !ctx->p.blosc1_format && ctx->p.clevel > 0 && n >= B2_MIN_BUFFERSIZE) {
+        int plain = b2_choose_params(&ctx->p, src, n, &ctx->ws.w[0].cs, &chosen);
+        if (plain < 0)
+            return plain;
+        base = &chosen;
+        if (plain) {   /* does not compress: no codec pass */
+            int32_t bs = b2_auto_blocksize(base, n);
+            return store(base, src, n, bs, b2_split_wanted(base, bs), dst, dst_cap);
+        }
+    }
+    int32_t bs = b2_auto_blocksize(base, n);
     b2_cparams tmp;
-    const b2_cparams *p = chunk_params(&ctx->p, n, bs, &tmp);
+    const b2_cparams *p = chunk_params(base, n, bs, &tmp);
     int split = b2_split_wanted(p, bs);
     uint8_t *d = dst;
 

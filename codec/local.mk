@@ -12,6 +12,7 @@ codec_libb2codec_a_SOURCES = \
 	codec/decode.c \
 	codec/blocksize.c \
 	codec/encode.c \
+	codec/choose.c \
 	codec/pool.h \
 	codec/pool.c \
 	codec/workers.c \

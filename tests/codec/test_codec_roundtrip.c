@@ -370,6 +370,57 @@ START_TEST(test_store)
 }
 END_TEST
 
+/* choose: each chunk's filters and typesize from its content; every codec decodes the
+ * chunk to its input whatever was chosen. */
+static b2_chunk_info chosen(int codec, const uint8_t *in, size_t len, uint8_t *chunk)
+{
+    b2_cparams p;
+    set_params(&p, codec, 8, "shuffle", B2_SPLIT_AUTO, 0, 0);
+    p.choose = 1;
+    b2_cctx *c = b2_cctx_new(&p);
+    b2_dctx *d = b2_dctx_new();
+    int cb = b2_chunk_encode(c, in, len, chunk, len + B2_MAX_OVERHEAD);
+    ck_assert_int_gt(cb, 0);
+    b2_chunk_info info;
+    ck_assert_int_eq(b2_chunk_parse_header(chunk, (size_t)cb, &info), 0);
+    uint8_t *out = malloc(len);
+    ck_assert_int_eq(b2_chunk_decode(d, chunk, (size_t)cb, out, len), (int)len);
+    ck_assert(memcmp(in, out, len) == 0);
+    free(out);
+    b2_cctx_free(c);
+    b2_dctx_free(d);
+    return info;
+}
+
+START_TEST(test_choose)
+{
+    size_t len = 256 << 10;
+    uint8_t *in = malloc(len), *chunk = malloc(len + B2_MAX_OVERHEAD);
+    for (size_t c = 0; c < N(codecs); c++) {
+        tu_fill_text(in, len, 5);
+        b2_chunk_info i = chosen(codecs[c], in, len, chunk);
+        ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] == B2_NOFILTER && i.typesize == 1,
+                      "text: filter %d typesize %d", i.filters[B2_MAX_FILTERS - 1], i.typesize);
+        tu_fill_float_series(in, len, 5);
+        i = chosen(codecs[c], in, len, chunk);
+        ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] != B2_NOFILTER && i.typesize == 4,
+                      "float32: filter %d typesize %d", i.filters[B2_MAX_FILTERS - 1], i.typesize);
+        for (size_t k = 0; k < len / 2; k++) {   /* int16 image rows */
+            int16_t v = (int16_t)(1000 + (k % 640) * 3 + (k / 640) % 7);
+            memcpy(in + 2 * k, &v, 2);
+        }
+        i = chosen(codecs[c], in, len, chunk);
+        ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] != B2_NOFILTER && i.typesize == 2,
+                      "int16: filter %d typesize %d", i.filters[B2_MAX_FILTERS - 1], i.typesize);
+        tu_fill_random(in, len, 5);
+        i = chosen(codecs[c], in, len, chunk);
+        ck_assert_msg(i.memcpyed, "random data is stored as it is");
+    }
+    free(in);
+    free(chunk);
+}
+END_TEST
+
 START_TEST(test_zero_and_runs)
 {
     size_t len = 200000;
@@ -593,6 +644,7 @@ int main(void)
     tcase_add_test(tc, test_small_blocksize);
     tcase_add_test(tc, test_incompressible_memcpy);
     tcase_add_test(tc, test_store);
+    tcase_add_test(tc, test_choose);
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
     tcase_add_test(tc, test_names);
