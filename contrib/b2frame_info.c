@@ -197,15 +197,25 @@ static int show_chunks(const bt_input *in, int json)
         int64_t at;
         int summed;
         b2f_chunk_where(in->frame, n, &at, &summed);
+        /* each chunk's own filters and typesize (they may differ chunk by chunk) */
+        char filters[128];
+        if (lay->info.memcpyed || lay->info.special != B2_SPECIAL_NONE)
+            snprintf(filters, sizeof filters, "stored");
+        else if (b2_filters_format(lay->info.filters, lay->info.filters_meta, ',', filters,
+                                   sizeof filters) < 0)
+            snprintf(filters, sizeof filters, "unknown");
         if (json)
             printf("%s{\"offset\": %llu, \"nbytes\": %d, \"cbytes\": %d, \"blocksize\": %d, "
-                   "\"special\": \"%s\", \"file_offset\": %lld, \"checksums\": %s}",
+                   "\"special\": \"%s\", \"filters\": \"%s\", \"typesize\": %d, "
+                   "\"file_offset\": %lld, \"checksums\": %s}",
                    n ? ", " : "", (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes,
-                   (int)lay->info.blocksize, special, (long long)at, summed ? "true" : "false");
+                   (int)lay->info.blocksize, special, filters, (int)lay->info.typesize,
+                   (long long)at, summed ? "true" : "false");
         else
             printf("chunk.%lld: offset %llu, nbytes %d, cbytes %d, blocksize %d, special %s, "
-                   "stored at %lld, checksums %s\n", (long long)n, (unsigned long long)off,
-                   (int)nbytes, (int)lay->info.cbytes, (int)lay->info.blocksize, special,
+                   "filters %s, typesize %d, stored at %lld, checksums %s\n", (long long)n,
+                   (unsigned long long)off, (int)nbytes, (int)lay->info.cbytes,
+                   (int)lay->info.blocksize, special, filters, (int)lay->info.typesize,
                    (long long)at, summed ? "yes" : "no");
     }
     return 0;

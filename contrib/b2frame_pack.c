@@ -25,7 +25,8 @@ static const char pack_usage[] =
     "  -l CLEVEL     0..9 (default 1; 0 stores the data uncompressed)\n"
     "  -f FILTERS    pipeline in the order applied: none, shuffle, bitshuffle, delta,\n"
     "                trunc:BITS, int_trunc:BITS, bytedelta[:N], joined by ','\n"
-    "                (default shuffle), e.g. delta,shuffle or shuffle,bytedelta\n"
+    "                (default shuffle), e.g. delta,shuffle or shuffle,bytedelta; auto:\n"
+    "                each chunk's filters and typesize chosen from its content\n"
     "  -t TYPESIZE   item size in bytes, 1..255 (default 8)\n"
     "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n"
@@ -61,7 +62,9 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *sta
             p->cp.clevel = (int)v;
             break;
         case 'f':
-            if (b2_filters_parse(optarg, ',', p->cp.filters, p->cp.filters_meta) < 0) {
+            p->cp.choose = !strcmp(optarg, "auto");
+            if (!p->cp.choose &&
+                b2_filters_parse(optarg, ',', p->cp.filters, p->cp.filters_meta) < 0) {
                 bt_error(NULL, "pack: bad filter pipeline '%s'", optarg);
                 goto usage;
             }

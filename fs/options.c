@@ -52,7 +52,8 @@ static const char usage_text[] =
     "    clevel=N           compression level 0..9 (1)\n"
     "    filters=LIST       filter pipeline joined by '+': shuffle, bitshuffle, delta,\n"
     "                       trunc:BITS, int_trunc:BITS, bytedelta, e.g. delta+shuffle,\n"
-    "                       shuffle+bytedelta, none (shuffle)\n"
+    "                       shuffle+bytedelta, none, or auto: each chunk's filters and\n"
+    "                       typesize chosen from its content (shuffle)\n"
     "    typesize=N         item size in bytes 1..255 (8)\n"
     "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
     "    blocksize=SIZE     bytes per block of new files; 0 = automatic: C-Blosc2's choice,\n"
@@ -139,6 +140,8 @@ int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
             return -1;
         }
         p->cp.clevel = (int)v;
+    } else if (!strcmp(name, "filters") && !strcmp(value, "auto")) {
+        p->cp.choose = 1;   /* the filters stay the frame's defaults */
     } else if (!strcmp(name, "filters")) {
         uint8_t f[B2_MAX_FILTERS], m[B2_MAX_FILTERS];
         if (b2_filters_parse(value, sep, f, m)) {
@@ -148,6 +151,7 @@ int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
         }
         memcpy(p->cp.filters, f, sizeof f);
         memcpy(p->cp.filters_meta, m, sizeof m);
+        p->cp.choose = 0;
     } else if (!strcmp(name, "typesize")) {
         if (parse_int(value, 1, 255, &v)) {
             *why = "not an integer 1..255";
@@ -308,6 +312,8 @@ void b2fs_param_text(const b2f_params *p, const char *name, char *out, size_t ca
         snprintf(out, cap, "%s", c ? c : "unknown");
     } else if (!strcmp(name, "clevel")) {
         snprintf(out, cap, "%d", p->cp.clevel);
+    } else if (!strcmp(name, "filters") && p->cp.choose) {
+        snprintf(out, cap, "auto");
     } else if (!strcmp(name, "filters")) {
         if (b2_filters_format(p->cp.filters, p->cp.filters_meta, ',', out, cap))
             snprintf(out, cap, "unknown");

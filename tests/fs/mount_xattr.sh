@@ -50,6 +50,15 @@ cp "$WORK/series" "$MNT/bd/s"
 check "a file copied in is written with shuffle,bytedelta" [ "$(get filters "$MNT/bd/s")" = shuffle,bytedelta ]
 check "and reads back" cmp "$WORK/series" "$MNT/bd/s"
 check "an unknown filter is refused" not setfattr -n user.blosc2.filters -v shuffle,bytedelta:0 "$MNT/bd"
+mkdir "$MNT/auto"
+check "set filters auto on a directory" setfattr -n user.blosc2.filters -v auto "$MNT/auto"
+check "... the directory shows it" [ "$(get filters "$MNT/auto")" = auto ]
+cp "$WORK/series" "$MNT/auto/s"
+cp /usr/include/stdlib.h "$MNT/auto/text"
+head -c 300000 /dev/urandom >"$WORK/random"
+cp "$WORK/random" "$MNT/auto/r"
+check "... files copied in read back" sh -c 'cmp "$1" "$2/s" && cmp /usr/include/stdlib.h "$2/text" && cmp "$3" "$2/r"' \
+    sh "$WORK/series" "$MNT/auto" "$WORK/random"
 "$B2FRAME" cat "$BACK/bd3.b2frame" >"$WORK/bd3"
 check "a C-Blosc2 frame with bytedelta shows it" [ "$(get filters "$MNT/bd3")" = shuffle,bytedelta ]
 printf 'written over' | dd of="$MNT/bd3" bs=1 seek=70000 conv=notrunc status=none
@@ -91,4 +100,9 @@ check "backing frame valid" frame_ok "$BACK/f.b2frame"
 check "the bytedelta frame b2fs wrote is valid" frame_ok "$BACK/bd/s.b2frame"
 check "the C-Blosc2 one after the write too" frame_ok "$BACK/bd3.b2frame"
 check "and decode to what was written" cmp <("$B2FRAME" cat "$BACK/bd3.b2frame") "$WORK/bd3"
+chunk_info() { "$B2FRAME" info -c "$BACK/auto/$1.b2frame" | grep "^chunk.0:"; }
+check "filters=auto: text gets no filter, typesize 1 (b2frame info -c)" grep -q "filters none, typesize 1," <(chunk_info text)
+check "... a float32 series a shuffle at typesize 4" grep -Eq "filters (shuffle|bitshuffle), typesize 4," <(chunk_info s)
+check "... random bytes are stored as they are" grep -q "filters stored," <(chunk_info r)
+check "... and the frames are valid" sh -c 'for f in "$1"/*.b2frame; do "$2" verify -q "$f" || exit 1; done' sh "$BACK/auto" "$B2FRAME"
 finish
