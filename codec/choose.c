@@ -1,14 +1,16 @@
-/* Choosing a chunk's filter pipeline and typesize from its content (b2_cparams.choose).
+/* Choosing a chunk's filter pipeline from its content (b2_cparams.choose).
  *
- * Every Blosc2 chunk names its own filters and typesize, and C-Blosc2 reads each chunk as it
- * says, so they can differ chunk by chunk. A trial on a sample decides: up to two pieces of
- * the chunk (its start and its middle, 8 KiB each) go through each candidate pipeline and
- * LZ4 (fast: the trial costs a few percent of compressing the chunk with zstd), and the
+ * Every Blosc2 chunk names its own filters, and C-Blosc2 reads each chunk as it says, so
+ * they can differ chunk by chunk. The typesize cannot: C-Blosc2's partial reads
+ * (blosc2_schunk_get_slice_buffer, python-blosc2's slicing) count items in the frame's
+ * typesize, so every chunk keeps it (and a shuffle grouping bytes other than the typesize,
+ * which C-Blosc2 reads only from 2.23 on, is not used). A trial on a sample decides: up to
+ * two pieces of the chunk (its start and its middle, 8 KiB each) go through each candidate
+ * and LZ4 (fast: the trial costs a few percent of compressing the chunk with zstd), and the
  * candidate with the fewest bytes wins; "none" wins ties, since it costs nothing to undo.
- * The candidates are the filters C-Blosc2 2.x and 3.x read without plugins: none, shuffle at
- * typesizes 2, 4 and 8, bitshuffle at 4 (floats with noisy low bits). A sample that no
- * candidate shrinks below 97 % says the chunk does not compress: it is stored as it is,
- * without a codec pass.
+ * The candidates are what C-Blosc2 2.x and 3.x read without plugins: none, shuffle and
+ * bitshuffle. A sample that no candidate shrinks below 97 % says the chunk does not
+ * compress: it is stored as it is, without a codec pass.
  * Calls: pipeline.c, stream_codecs.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +20,17 @@
 #define PIECE 8192
 #define NPIECES 2
 
-static const struct {
-    uint8_t filter;
-    int typesize;
-} candidates[] = {
-    {B2_NOFILTER, 1}, {B2_SHUFFLE, 2}, {B2_SHUFFLE, 4}, {B2_SHUFFLE, 8}, {B2_BITSHUFFLE, 4},
-};
+static const uint8_t candidates[] = {B2_NOFILTER, B2_SHUFFLE, B2_BITSHUFFLE};
 #define NCAND ((int)(sizeof candidates / sizeof candidates[0]))
 
 /* The bytes piece [off, off + len) of src takes after candidate k and LZ4. */
-static int32_t trial(int k, const uint8_t *src, size_t off, size_t len, uint8_t *s1,
+static int32_t trial(int k, int ts, const uint8_t *src, size_t off, size_t len, uint8_t *s1,
                      uint8_t *s2, uint8_t *out, b2_codec_state *cs)
 {
     uint8_t filters[B2_MAX_FILTERS] = {0}, meta[B2_MAX_FILTERS] = {0};
-    filters[B2_MAX_FILTERS - 1] = candidates[k].filter;
-    int ts = candidates[k].typesize;
+    filters[B2_MAX_FILTERS - 1] = candidates[k];
     const uint8_t *p = src + off;
-    if (candidates[k].filter != B2_NOFILTER) {
+    if (candidates[k] != B2_NOFILTER) {
         /* the filters work on whole items: a piece is cut to them */
         len -= len % (size_t)ts;
         p = b2_pipeline_forward(filters, meta, ts, 0, src, off, len, NULL, s1, s2);
@@ -63,10 +59,12 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
     int best_k = 0;
     for (int i = 0; i < npieces; i++)
         sample += (int64_t)piece;
-    for (int k = 0; k < NCAND; k++) {
+    /* with items of one byte, a shuffle changes nothing */
+    for (int k = 0; k < (base->typesize > 1 ? NCAND : 1); k++) {
         int64_t total = 0;
         for (int i = 0; i < npieces; i++)
-            total += trial(k, src, offs[i], piece, buf, buf + piece, buf + 2 * piece, cs);
+            total += trial(k, base->typesize, src, offs[i], piece, buf, buf + piece,
+                           buf + 2 * piece, cs);
         if (best < 0 || total < best) {
             best = total;
             best_k = k;
@@ -75,7 +73,6 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
     free(buf);
     memset(out->filters, 0, sizeof out->filters);
     memset(out->filters_meta, 0, sizeof out->filters_meta);
-    out->filters[B2_MAX_FILTERS - 1] = candidates[best_k].filter;
-    out->typesize = candidates[best_k].typesize;
+    out->filters[B2_MAX_FILTERS - 1] = candidates[best_k];
     return best * 100 >= sample * 97;   /* 1: store it as it is */
 }

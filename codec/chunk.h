@@ -187,9 +187,9 @@ typedef struct b2_cparams {
     int32_t blocksize;                  /* 0: automatic (L2-sized, multiple of typesize) */
     int splitmode;                      /* enum b2_splitmode; 0 means B2_SPLIT_FORWARD_COMPAT */
     int blosc1_format;                  /* 16-byte header, format version 2, no extended filters */
-    int choose;                         /* each chunk's filters and typesize chosen from its
-                                         * content (codec/choose.c); filters and typesize
-                                         * above are then only the frame's defaults */
+    int choose;                         /* each chunk's filters chosen from its content
+                                         * (codec/choose.c); filters above are then only the
+                                         * frame's default */
 } b2_cparams;
 
 /* Sets the defaults: zstd, clevel 1, typesize 8, shuffle, blocksize 0, forward-compat split. */

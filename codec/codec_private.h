@@ -121,8 +121,8 @@ const b2_stream_codec *b2_stream_codec_by_format(int format);
 int b2_codec_state_use_dict(b2_codec_state *st, int codec, const uint8_t *dict, int32_t len);
 void b2_codec_state_release(b2_codec_state *st);
 
-/* The filters and typesize for a chunk of n bytes at src, chosen by a trial on a sample
- * (codec/choose.c): *out is base with them. Returns 0, 1 when the chunk does not compress
+/* The filters for a chunk of n bytes at src, chosen by a trial on a sample (codec/choose.c):
+ * *out is base with them (its typesize kept). Returns 0, 1 when the chunk does not compress
  * (store it as it is), or B2E_NOMEM. */
 int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_codec_state *cs,
                      b2_cparams *out);

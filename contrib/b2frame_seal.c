@@ -12,12 +12,12 @@
 static const char seal_usage[] =
     "Usage: b2frame seal FILE...\n"
     "Gives every chunk of each frame checksums and the frame a fingerprint of its header,\n"
-    "index and trailer, as b2fs writes them: chunks another program wrote (C-Blosc2\n"
-    "appending to a frame, say) are written again, unchanged, after the frame and the new\n"
-    "index, trailer and header committed as b2fs commits (a crash leaves the old frame or\n"
-    "the new one). Chunks that already have checksums must still match them: a frame with\n"
-    "a damaged chunk is not sealed. The header, index and trailer are taken as they are.\n"
-    "`b2frame compact` afterwards reclaims the space of the old copies.\n";
+    "index and trailer, as b2fs writes them, for the chunks' bytes as they are now: chunks\n"
+    "another program wrote, and every chunk of a frame another program changed since b2fs\n"
+    "wrote it (C-Blosc2 drops the fingerprint: b2fs can no longer tell a chunk it rewrote in\n"
+    "place from a damaged one). The new index, trailer and header are committed as b2fs\n"
+    "commits (a crash leaves the old frame or the new one). A frame whose fingerprint still\n"
+    "holds keeps its checksums, and is not sealed when a chunk no longer matches them.\n";
 
 static const char scrub_usage[] =
     "Usage: b2frame scrub [-q] DIR...\n"
@@ -28,12 +28,32 @@ static const char scrub_usage[] =
     "-q). Exit status: 0 when every frame is sound, 1 when any is damaged, 2 when a\n"
     "DIR cannot be walked. For a cron job: `b2frame scrub -q /data || mail ...`.\n";
 
+/* Opens path for sealing: checked first, so that a frame whose fingerprint holds keeps
+ * (and is held to) its checksums; one whose fingerprint no longer holds is taken as it is. */
+static int open_for_seal(bt_input *in, const char *path)
+{
+    b2_frame *f;
+    char err[256] = "";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = fd < 0 ? -errno : b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
+    if (rc == 0)
+        b2f_close(f);
+    if (fd >= 0)
+        close(fd);
+    if (rc == B2F_EDAMAGED) {
+        printf("%s: %s; taking it as it is\n", path, err);
+        b2f_checksums_default(1, 0);
+    }
+    rc = bt_open_input(in, path, B2F_RDWR, 0);
+    b2f_checksums_default(1, 1);
+    return rc;
+}
+
 static int seal_one(const char *path)
 {
-    b2f_checksums_default(1, 0);   /* take the header, index and trailer as they are */
     bt_input in;
     int status = BT_FAIL;
-    if (bt_open_input(&in, path, B2F_RDWR, 0) != BT_OK)
+    if (open_for_seal(&in, path) != BT_OK)
         return BT_FAIL;
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     b2f_stat st;
@@ -56,20 +76,19 @@ static int seal_one(const char *path)
             goto out;
         }
     }
-    int64_t restaged;
+    int64_t summed;
     char err[512] = "";
-    int rc = b2f_seal(in.frame, &restaged);
+    int rc = b2f_seal(in.frame, &summed);
     if (rc == 0)
         rc = b2f_commit(in.frame, 1, err, sizeof err);
     if (rc < 0) {
         bt_error(path, "cannot seal it: %s", bt_reason(rc, err));
         goto out;
     }
-    printf("%s: sealed (%lld chunks given checksums)\n", path, (long long)restaged);
+    printf("%s: sealed (%lld chunks given checksums)\n", path, (long long)summed);
     status = BT_OK;
 out:
     bt_close_input(&in);
-    b2f_checksums_default(1, 1);
     return status;
 }
 

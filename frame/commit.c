@@ -8,7 +8,7 @@
  * end); afterwards the old index and trailer are dead space inside the chunks region.
  *
  * Calls: codec/; fio.c, params.c, header.c, trailer.c, index.c, read.c, open.c,
- * tail.c, pending.c, write.c. */
+ * tail.c, pending.c, sums.c. */
 #include <string.h>
 
 #include "frame/frame_int.h"
@@ -172,25 +172,39 @@ int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
                          : commit_empty(f, durable, err, errlen);
 }
 
-int b2f_seal(b2_frame *f, int64_t *restaged)
+int b2f_seal(b2_frame *f, int64_t *summed)
 {
-    *restaged = 0;
+    *summed = 0;
     if (f->kind != B2F_KIND_FRAME || !f->writable)
         return B2F_ERDONLY;
-    for (int64_t i = 0; i < f->nchunks; i++) {
+    b2f_sums_buf b;
+    int rc = b2f_sums_begin(&b, b2f_meta_sum(f->hdr, (size_t)f->h.header_len));
+    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
         const b2f_chunk *c = &f->chunks[i];
-        if (c->data || c->off < 0 || c->sums)
+        if (c->data || c->off < 0)
+            continue;   /* staged ones are hashed at the commit; index-kept have no bytes */
+        if (c->sums) {
+            rc = b2f_sums_put_stored(&b, i, c->off, c->cbytes, c->sums, c->nsums);
             continue;
+        }
         uint8_t *raw;
         int32_t cb;
-        int rc = b2f_read_raw_chunk(f, i, &raw, &cb);
-        if (rc == 0 && (rc = b2f_update_encoded(f, i, raw, cb)) < 0)
-            free(raw);
-        if (rc < 0)
-            return rc;
-        ++*restaged;
+        uint64_t *s = NULL;
+        int n;
+        if ((rc = b2f_read_raw_chunk(f, i, &raw, &cb)) < 0)
+            break;
+        if ((rc = b2f_chunk_sums(raw, cb, &s, &n)) == 0)
+            rc = b2f_sums_put(&b, i, c->off, cb, s, (uint32_t)n);
+        free(s);
+        free(raw);
+        ++*summed;
     }
-    b2f_mark_dirty(f);   /* a new trailer and fingerprint, whatever else */
+    if (rc < 0) {
+        b2f_sums_free(&b);
+        return rc;
+    }
+    b2f_sums_install(f, b.p, b.len, 1);   /* the frame takes the table */
+    b2f_mark_dirty(f);                    /* a new trailer and fingerprint, whatever else */
     return 0;
 }
 

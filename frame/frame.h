@@ -148,10 +148,11 @@ int b2f_chunk_verify(b2_frame *f, int64_t n, int32_t *bad);
 /* Where chunk n's bytes lie in the file (-1: kept in the index, or staged and not yet
  * written) and whether it has checksums. */
 int b2f_chunk_where(b2_frame *f, int64_t n, int64_t *file_off, int *summed);
-/* Stages every chunk with stored bytes and no sums (written by another program) to be
- * written again, so that the next b2f_commit gives every chunk sums and the frame a
- * fingerprint; *restaged counts them. The chunks' bytes are kept as they are. */
-int b2f_seal(b2_frame *f, int64_t *restaged);
+/* Gives every chunk with stored bytes and no checksums (written by another program, or
+ * its entry no longer trusted: the frame changed since b2fs wrote it) checksums of its bytes
+ * as they are now, so that the next b2f_commit writes the table with every chunk and the
+ * fingerprint; *summed counts them. Nothing is checked: what is there is taken as good. */
+int b2f_seal(b2_frame *f, int64_t *summed);
 
 /* ---- reading ---- */
 

@@ -244,6 +244,9 @@ typedef struct b2f_sums_buf {
 int b2f_sums_begin(b2f_sums_buf *b, uint64_t meta_sum);
 int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
                  const uint64_t *sums, uint32_t nsums);
+/* The same with the sums as a table stores them (nsums little-endian u64). */
+int b2f_sums_put_stored(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+                        const uint8_t *sums, uint32_t nsums);
 void b2f_sums_free(b2f_sums_buf *b);
 /* ... and read back, every count and length checked (B2F_ECHECKSUM when it does not hold
  * together). */
@@ -273,16 +276,21 @@ int b2f_sums_check(const uint8_t *chunk, int32_t cbytes, const uint8_t *sums, ui
 /* Whether span k of a chunk holds: 0 or B2F_EDAMAGED. */
 int b2f_sum_holds(const uint8_t *sums, uint32_t nsums, uint32_t k, const void *p, size_t len);
 /* Makes table (tlen bytes, malloc'ed: the frame owns it from now on, even on failure) the
- * frame's table and points each committed chunk whose entry still holds at its sums;
- * NULL makes every chunk unverified. B2F_ECHECKSUM when the table does not hold
- * together (then no chunk has sums). */
-int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen);
+ * frame's table and, when trusted (its fingerprint held, or b2fs just wrote it), points
+ * each committed chunk with an entry for its number and offset at its sums; NULL makes
+ * every chunk unverified. B2F_ETRAILER when the table does not hold together (then no
+ * chunk has sums). */
+int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen, int trusted);
+/* The largest table a commit writes (one more would make a frame b2fs could not read
+ * back: vlmetalayers are read up to B2F_MAX_VLMETA_NBYTES); beyond it, none is written. */
+#define B2F_MAX_SUMS_TABLE (B2F_MAX_VLMETA_NBYTES - 4096)
 /* The table for the frame's chunks at offsets offs (as a tail writes them): staged chunks
  * hashed now, committed ones with their sums; unverified and index-kept ones left out.
  * *out malloc'ed. */
 int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t *len);
-/* The fingerprint of a frame: the header's fixed part (B2F_HEADER_MINLEN bytes), the
- * index chunk, and the trailer up to the fingerprint bytes (its last 16). */
+/* The fingerprint of a frame: the header's fixed part (B2F_HEADER_MINLEN bytes, but for
+ * the thread counts and the format version), the index chunk, and the trailer up to the
+ * fingerprint bytes (its last 16). */
 int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
                           const uint8_t *trailer, size_t tlen, uint8_t out[16]);
 /* The sum of a header's metalayer section (what follows its fixed part). */

@@ -90,7 +90,7 @@ int b2f_vlmeta_set(b2_frame *f, const char *name, const void *val, size_t len)
         return rc;
     int i = find_vlmeta(f, name);
     if (i < 0) {
-        if (f->nvlmeta >= B2F_MAX_VLMETA) {
+        if (f->nvlmeta >= B2F_MAX_VLMETA - 1) {   /* (one place kept for the checksums) */
             free(enc);
             return B2F_EMETA;
         }

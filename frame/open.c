@@ -87,38 +87,45 @@ static b2f_vlmeta take_vlmeta(b2_frame *f, const char *name)
     return v;
 }
 
-/* The table of checksums (from the vlmetalayer v) and, when the trailer (tb, tl bytes)
- * has b2fs's fingerprint and reads are checked, the check of header, index and trailer
- * against it. */
+/* The fingerprint (when reads are checked) and the table of checksums (the vlmetalayer v,
+ * data NULL when there is none) of the frame whose trailer tb (tl bytes) was read. */
 static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t tl,
                      int64_t trailer_off, char *err, size_t errlen)
 {
-    uint8_t *table, *index = NULL;
-    size_t len, ilen = 0;
-    int rc = b2f_vlmeta_decode(v->data, v->len, &table, &len);
-    if (rc < 0)
-        return b2f_fail(err, errlen, rc == B2E_NOMEM ? rc : B2F_EDAMAGED,
-                        "the table of checksums does not decode: %s", b2f_strerror(rc));
-    if (f->sums_verify && tb[tl - 17] == B2F_FP_XXH3_128) {
+    int type = tb[tl - 17];
+    int rc = 0;
+    if (f->sums_verify && type != 0 && type != B2F_FP_XXH3_128)
+        return b2f_fail(err, errlen, B2F_EDAMAGED, "the trailer's fingerprint type is %d, "
+                        "neither none nor b2fs's", type);
+    if (f->sums_verify && type == B2F_FP_XXH3_128) {
+        uint8_t *index = NULL, fp[16];
+        size_t ilen = 0;
         if (f->h.nbytes > 0) {
             uint64_t at = (uint64_t)f->h.header_len + (uint64_t)f->h.cbytes;
             ilen = (size_t)((uint64_t)trailer_off - at);
             rc = read_new(f, at, ilen, &index, "index", err, errlen);
         }
-        uint8_t fp[16];
         if (rc == 0)
             rc = b2f_frame_fingerprint(f->hdr, index, ilen, tb, tl, fp);
         free(index);
         if (rc == 0 && memcmp(fp, tb + tl - 16, 16) != 0)
             rc = b2f_fail(err, errlen, B2F_EDAMAGED, "the header, index or trailer changed "
                           "since b2fs wrote them (fingerprint mismatch)");
-        if (rc < 0) {
-            free(table);
+        if (rc < 0)
             return rc;
-        }
         f->sealed = 1;
     }
-    if ((rc = b2f_sums_install(f, table, len)) < 0)
+    if (!v->data)
+        return 0;
+    uint8_t *table;
+    size_t len;
+    if ((rc = b2f_vlmeta_decode(v->data, v->len, &table, &len)) < 0) {
+        if (rc == B2E_NOMEM || !f->sums_verify)
+            return rc == B2E_NOMEM ? rc : 0;   /* unchecked: the frame reads as before */
+        return b2f_fail(err, errlen, B2F_EDAMAGED, "the table of checksums does not decode: %s",
+                        b2f_strerror(rc));
+    }
+    if (b2f_sums_install(f, table, len, f->sealed) < 0 && f->sums_verify)
         return b2f_fail(err, errlen, B2F_EDAMAGED, "the table of checksums does not hold "
                         "together");
     return 0;
@@ -204,7 +211,7 @@ static int open_once(b2_frame *f, char *err, size_t errlen)
         else
             rc = b2f_index_load(f, index_off, trailer_off - index_off, err, errlen);
     }
-    if (rc == 0 && sums.data)
+    if (rc == 0)
         rc = load_sums(f, &sums, tb, (size_t)tl, trailer_off, err, errlen);
     free(tb);
     free(sums.data);

@@ -199,8 +199,7 @@ int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
     return 0;
 }
 
-/* The same with the sums as a table stores them. */
-static int put_stored(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
+int b2f_sums_put_stored(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
                       const uint8_t *sums, uint32_t nsums)
 {
     uint8_t *p = put_entry(b, chunk, off, cbytes, nsums);
@@ -288,8 +287,16 @@ int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
 {
     if (tlen < 16)
         return B2F_ETRAILER;
-    const uint8_t *parts[3] = {hdr, index, trailer};
-    size_t lens[3] = {B2F_HEADER_MINLEN, index ? ilen : 0, tlen - 16};
+    /* C-Blosc2 rewrites the fixed part when it updates a metalayer in place, with the
+     * thread counts of the program doing it and its own format version: those are left
+     * out */
+    uint8_t fixed[B2F_HEADER_MINLEN];
+    memcpy(fixed, hdr, sizeof fixed);
+    fixed[HP_FLAGS] &= 0xf0;
+    memset(fixed + HP_NTHREADS_C, 0, 2);
+    memset(fixed + HP_NTHREADS_D, 0, 2);
+    const uint8_t *parts[3] = {fixed, index, trailer};
+    size_t lens[3] = {sizeof fixed, index ? ilen : 0, tlen - 16};
     return b2f_fingerprint(parts, lens, 3, out);
 }
 
@@ -325,7 +332,7 @@ int b2f_sums_check(const uint8_t *chunk, int32_t cbytes, const uint8_t *sums, ui
 
 /* ---- the frame's table ---- */
 
-int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen)
+int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen, int trusted)
 {
     free(f->sums_table);
     f->sums_table = table;
@@ -341,12 +348,17 @@ int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen)
     int rc = b2f_sums_open(&it, table, tlen);
     if (rc == 0)
         f->meta_changed = it.meta_sum != b2f_meta_sum(f->hdr, (size_t)f->h.header_len);
-    while (rc == 0 && (rc = b2f_sums_next(&it, &e)) == 1) {
+    /* An untrusted table (the frame changed since b2fs wrote it: the fingerprint is gone)
+     * cannot tell a chunk another program rewrote in place from a damaged one: no chunk
+     * takes sums from it. */
+    while (trusted && rc == 0 && (rc = b2f_sums_next(&it, &e)) == 1) {
         rc = 0;
         if (e.chunk >= f->nchunks)
             continue;
         b2f_chunk *c = &f->chunks[e.chunk];
-        if (!c->data && c->off >= 0 && c->off == e.off && c->cbytes == e.cbytes) {
+        /* the table and index are as b2fs wrote them: a chunk whose size differs from its
+         * entry's has a damaged header, which its sums then show */
+        if (!c->data && c->off >= 0 && c->off == e.off) {
             c->sums = e.sums;
             c->nsums = e.nsums;
         }
@@ -377,7 +389,7 @@ int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t
             free(s);
             s = NULL;
         } else if (c->sums) {
-            rc = put_stored(&b, i, offs[i], c->cbytes, c->sums, c->nsums);
+            rc = b2f_sums_put_stored(&b, i, offs[i], c->cbytes, c->sums, c->nsums);
         }
     }
     if (rc < 0) {

@@ -57,7 +57,13 @@ int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tai
         rc = b2f_index_encode(offs, f->nchunks, &t->index, &t->index_len);
     /* checksums for a frame with data (an empty one has nothing to serve wrong) */
     int sums = f->nbytes > 0 && f->sums_write;
-    if (rc == 0 && sums && (rc = b2f_sums_table(f, offs, &t->sums, &t->sums_len)) == 0)
+    if (rc == 0 && sums && (rc = b2f_sums_table(f, offs, &t->sums, &t->sums_len)) == 0 &&
+        t->sums_len > B2F_MAX_SUMS_TABLE) {
+        free(t->sums);   /* a frame of tens of millions of blocks: left unverified */
+        t->sums = NULL;
+        sums = 0;
+    }
+    if (rc == 0 && sums)
         rc = trailer_with_sums(f, t);
     else if (rc == 0)
         rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);

@@ -86,12 +86,19 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
     int sp = b2f_chunk_special(f, c);
     if (sp < 0)
         return damaged(n, c, -1, sp);
+    const b2_chunk_layout *lay;
     if (sp == B2_SPECIAL_ZERO || sp == B2_SPECIAL_UNINIT) {
+        /* a chunk on disk that says it is zeros: its checksums first (loading its layout
+         * checks its head), since a flipped bit can make any chunk say so */
+        int64_t at;
+        int summed;
+        b2f_chunk_where(f, c, &at, &summed);
+        if (at >= 0 && summed && (sp = b2f_chunk_layout(f, c, &lay)) < 0)
+            return damaged(n, c, -1, sp);
         if (dst)
             memset(dst, 0, len);
         return 0;
     }
-    const b2_chunk_layout *lay;
     int r = b2f_chunk_layout(f, c, &lay);
     if (r < 0)
         return damaged(n, c, -1, r);
