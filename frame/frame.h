@@ -87,6 +87,7 @@ typedef struct b2f_stat {
     int frame_version;      /* frame format version (Bloscpack: its header version) */
     int nmeta, nvlmeta;
     int vlblocks;           /* chunks of variable-length blocks (C-Blosc2 3.x) */
+    int choose;             /* chunks written from now on get filters chosen per chunk */
 } b2f_stat;
 
 /* I/O used for every file access, so that tests can inject failures. NULL members (or a
@@ -214,6 +215,9 @@ int b2f_encode_chunk(b2_cctx *cctx, int typesize, const void *data, size_t nbyte
 /* Parameters for chunks written from now on (a non-empty frame keeps its typesize and
  * chunksize; only codec, clevel and filters may change). */
 int b2f_set_params(b2_frame *f, const b2f_params *p);
+/* Whether chunks written from now on get their filters chosen from their content
+ * (b2_cparams.choose). Not recorded in the file: whoever writes keeps it. */
+void b2f_set_choose(b2_frame *f, int on);
 /* A b2_cctx matching the frame's current parameters (caller frees). */
 b2_cctx *b2f_cctx_new(b2_frame *f);
 

@@ -315,6 +315,7 @@ void b2f_stat_get(b2_frame *f, b2f_stat *st)
     memcpy(st->filters_meta, f->wp.cp.filters_meta, B2_MAX_FILTERS);
     st->frame_version = f->h.gflags & 0x0f;
     st->vlblocks = (f->h.gflags & B2F_VL_BLOCKS) != 0;
+    st->choose = f->wp.cp.choose;
     st->nmeta = f->nmeta;
     st->nvlmeta = f->nvlmeta;
 }
@@ -343,8 +344,10 @@ int b2f_refresh(b2_frame *f, char *err, size_t errlen)
         b2f_release(&tmp);
         return rc;
     }
+    int choose = f->wp.cp.choose;   /* the writer's policy, not the file's */
     b2f_release(f);
     size_t skip = sizeof f->lock;
     memcpy((char *)f + skip, (char *)&tmp + skip, sizeof *f - skip);
+    f->wp.cp.choose = choose;
     return 1;
 }

@@ -284,6 +284,11 @@ int b2f_set_params(b2_frame *f, const b2f_params *p)
     return 0;
 }
 
+void b2f_set_choose(b2_frame *f, int on)
+{
+    f->wp.cp.choose = on != 0;
+}
+
 b2_cctx *b2f_cctx_new(b2_frame *f)
 {
     return b2_cctx_new(&f->wp.cp);

@@ -91,6 +91,23 @@ int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
     return r;
 }
 
+#define CHOOSE_MARK "user.b2fs.filters"
+
+int backing_choose_marked(int fd)
+{
+    char v[8];
+    ssize_t len = fgetxattr(fd, CHOOSE_MARK, v, sizeof v);
+    return len == 4 && memcmp(v, "auto", 4) == 0;
+}
+
+void backing_mark_choose(int fd, int on)
+{
+    if (on)
+        fsetxattr(fd, CHOOSE_MARK, "auto", 4, 0);
+    else
+        fremovexattr(fd, CHOOSE_MARK);
+}
+
 int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable)
 {
     int r = 0;

@@ -76,8 +76,15 @@ void node_stamp(b2fs_node *n)
     }
 }
 
+void node_apply_policy(b2fs_node *n)
+{
+    if (n->frame && n->writable && n->fd >= 0)
+        b2f_set_choose(n->frame, backing_choose_marked(n->fd));
+}
+
 void node_load_sizes(b2fs_node *n)
 {
+    node_apply_policy(n);
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
     n->size = n->fnbytes = (uint64_t)fs.nbytes;

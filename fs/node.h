@@ -176,6 +176,9 @@ void node_new_gen(b2fs_node *n);
 void node_stamp(b2fs_node *n);
 /* Sizes from the frame (a new frame or one re-read); keeps writable as it was. */
 void node_load_sizes(b2fs_node *n);
+/* Sets the frame's write policy its backing file carries (filters=auto: backing_choose_marked),
+ * after any (re)open of the frame. node_load_sizes calls it. */
+void node_apply_policy(b2fs_node *n);
 /* Makes sure the node matches the backing file when nothing of its own is uncommitted
  * (another program changed it). */
 void node_refresh(b2fs_node *n);

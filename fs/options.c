@@ -52,8 +52,8 @@ static const char usage_text[] =
     "    clevel=N           compression level 0..9 (1)\n"
     "    filters=LIST       filter pipeline joined by '+': shuffle, bitshuffle, delta,\n"
     "                       trunc:BITS, int_trunc:BITS, bytedelta, e.g. delta+shuffle,\n"
-    "                       shuffle+bytedelta, none, or auto: each chunk's filters and\n"
-    "                       typesize chosen from its content (shuffle)\n"
+    "                       shuffle+bytedelta, none, or auto: each chunk's filter (none,\n"
+    "                       shuffle, bitshuffle) chosen from its content (auto)\n"
     "    typesize=N         item size in bytes 1..255 (8)\n"
     "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
     "    blocksize=SIZE     bytes per block of new files; 0 = automatic: C-Blosc2's choice,\n"
@@ -261,6 +261,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
 {
     b2f_params_default(&cfg->params);
+    cfg->params.cp.choose = 1;   /* filters=auto */
     cfg->nthreads = 2;
     cfg->cache_size = (size_t)64 << 20;
     cfg->dirty_limit = (size_t)64 << 20;

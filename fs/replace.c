@@ -60,5 +60,6 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
     close(n->fd);
     n->frame = nf;
     n->fd = fd;
+    node_apply_policy(n);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "fs/commit.h"
 #include "fs/errmap.h"
 #include "fs/options.h"
+#include "fs/backing.h"
 #include "fs/paths.h"
 #include "fs/write.h"
 
@@ -113,6 +114,7 @@ static void frame_params(b2fs_node *n, b2f_params *p)
     memcpy(p->cp.filters_meta, fs.filters_meta, sizeof fs.filters_meta);
     p->cp.blocksize = fs.blocksize;
     p->chunksize = fs.chunksize;
+    p->cp.choose = fs.choose;
 }
 
 static const char *split_name(int s)
@@ -272,6 +274,8 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     r = b2f_set_params(n->frame, &p);
     if (r < 0)
         return r;
+    if (!strcmp(key, "filters"))
+        backing_mark_choose(n->fd, p.cp.choose);
     write_params_changed(n);
     b2f_stat_get(n->frame, &fs);
     n->chunksize = fs.chunksize;

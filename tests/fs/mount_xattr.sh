@@ -105,4 +105,28 @@ check "filters=auto: text gets no filter (b2frame info -c), at the frame's types
 check "... a float32 series a shuffle" grep -Eq "filters (shuffle|bitshuffle), typesize 4," <(chunk_info s)
 check "... random bytes are stored as they are" grep -q "filters stored," <(chunk_info r)
 check "... and the frames are valid" sh -c 'for f in "$1"/*.b2frame; do "$2" verify -q "$f" || exit 1; done' sh "$BACK/auto" "$B2FRAME"
+
+# auto is the default: it stays with a file across remounts; a fixed pipeline set on the
+# file, or as a mount option, wins
+mount_b2fs -o chunksize=64K || fail "mount with the defaults"
+cp /usr/include/stdlib.h "$MNT/dflt"
+check "by default a new file's filters are auto" [ "$(get filters "$MNT/dflt")" = auto ]
+check "... the backing file carries the hidden mark" \
+    [ "$(getfattr --only-values -n user.b2fs.filters "$BACK/dflt.b2frame" 2>/dev/null)" = auto ]
+check "... which the mount does not list" not grep -q "user.b2fs" <(getfattr -d -m - "$MNT/dflt" 2>/dev/null)
+remount_b2fs -o chunksize=64K || fail "remount"
+cat "$WORK/series" >>"$MNT/dflt"
+check "after a remount the file is still auto" [ "$(get filters "$MNT/dflt")" = auto ]
+unmount_b2fs
+check "... and the float32 chunks appended got a shuffle" \
+    grep -Eq "^chunk.2: .* filters (shuffle|bitshuffle)," <("$B2FRAME" info -c "$BACK/dflt.b2frame")
+mount_b2fs -o chunksize=64K || fail "mount"
+check "a fixed pipeline set on the file wins" setfattr -n user.blosc2.filters -v shuffle "$MNT/dflt"
+check "... the mark is gone" not getfattr -n user.b2fs.filters "$BACK/dflt.b2frame"
+unmount_b2fs
+mount_b2fs -o filters=bitshuffle || fail "mount with filters=bitshuffle"
+cp /usr/include/stdio.h "$MNT/fixed"
+unmount_b2fs
+check "a mount option's pipeline wins too" \
+    grep -q "filters bitshuffle," <("$B2FRAME" info -c "$BACK/fixed.b2frame")
 finish
