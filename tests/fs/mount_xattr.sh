@@ -59,6 +59,10 @@ head -c 300000 /dev/urandom >"$WORK/random"
 cp "$WORK/random" "$MNT/auto/r"
 check "... files copied in read back" sh -c 'cmp "$1" "$2/s" && cmp /usr/include/stdlib.h "$2/text" && cmp "$3" "$2/r"' \
     sh "$WORK/series" "$MNT/auto" "$WORK/random"
+check "... user.blosc2.chunkfilters sums up each file's chunks" \
+    [ "$(get chunkfilters "$MNT/auto/text")/$(get chunkfilters "$MNT/auto/r")" = "none=1/stored=2" ]
+check "... the series' chunks are shuffled" grep -Eq "^(shuffle|bitshuffle)=[0-9]+( bitshuffle=[0-9]+)?$" \
+    <(get chunkfilters "$MNT/auto/s")
 "$B2FRAME" cat "$BACK/bd3.b2frame" >"$WORK/bd3"
 check "a C-Blosc2 frame with bytedelta shows it" [ "$(get filters "$MNT/bd3")" = shuffle,bytedelta ]
 printf 'written over' | dd of="$MNT/bd3" bs=1 seek=70000 conv=notrunc status=none
