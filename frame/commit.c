@@ -155,7 +155,7 @@ static int commit_empty(b2_frame *f, int durable, char *err, size_t errlen)
     if (rc == 0 && write_trailer && (rc = b2f_io_pwrite(&f->io, f->fd, tr, tl, hl)) < 0)
         rc = b2f_fail(err, errlen, rc, "cannot write the trailer: %s", b2f_strerror(rc));
     b2f_hdr h;
-    if (rc == 0 && (rc = b2f_header_image(f, (int64_t)(hl + tl), 0, &img, &h)) == 0)
+    if (rc == 0 && (rc = b2f_header_image(f, (int64_t)(hl + tl), 0, 0, &img, &h)) == 0)
         rc = write_header(f, durable, &h, img, tl, err, errlen);
     free(img);
     free(tr);

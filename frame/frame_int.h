@@ -192,9 +192,10 @@ typedef struct b2f_tail {
 int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t);
 int b2f_tail_write(const b2f_io *io, int fd, const b2f_tail *t);
 void b2f_tail_free(b2f_tail *t);
-/* tail.c: the header image for the frame's current state with these sizes. */
-int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
-                     b2f_hdr *h);
+/* tail.c: the header image for the frame's current state with these sizes (with_sums: its
+ * trailer holds the table of checksums, a vlmetalayer too). */
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, int with_sums,
+                     uint8_t **out, b2f_hdr *h);
 /* tail.c: the last step of a commit, I/O only: fdatasync (durable), the first hlen bytes
  * of the header image (*written = 1 from here on: the new frame is in place), fdatasync
  * (durable), and the file cut at end (bytes of commits that failed before their header). */

@@ -180,7 +180,6 @@ typedef struct checked_src {
     disk_src d;
     const b2f_chunk *c;
     const b2_chunk_layout *lay;
-    int32_t first, count;
     atomic_int hint;        /* where the last block was found */
     atomic_int rc;          /* the first mismatch: the decoder only knows a failed read */
 } checked_src;
@@ -513,7 +512,7 @@ static int read_blocks(b2_frame *f, b2_dctx *ctx, int64_t n, const b2f_lay *e, i
         src_for(f, n, e, &src, &d);
         return b2_chunk_decode_blocks(ctx, &e->lay, &src, first, count, dst, dst_len);
     }
-    checked_src v = {.c = c, .lay = &e->lay, .first = first, .count = count};
+    checked_src v = {.c = c, .lay = &e->lay};
     atomic_init(&v.hint, first);
     atomic_init(&v.rc, 0);
     src_for(f, n, e, &src, &v.d);

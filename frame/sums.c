@@ -332,15 +332,20 @@ int b2f_sums_check(const uint8_t *chunk, int32_t cbytes, const uint8_t *sums, ui
 
 /* ---- the frame's table ---- */
 
+static void drop_chunk_sums(b2_frame *f)
+{
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        f->chunks[i].sums = NULL;
+        f->chunks[i].nsums = 0;
+    }
+}
+
 int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen, int trusted)
 {
     free(f->sums_table);
     f->sums_table = table;
     f->sums_len = table ? tlen : 0;
-    for (int64_t i = 0; i < f->nchunks; i++) {
-        f->chunks[i].sums = NULL;
-        f->chunks[i].nsums = 0;
-    }
+    drop_chunk_sums(f);
     if (!table)
         return 0;
     b2f_sums_iter it;
@@ -363,14 +368,9 @@ int b2f_sums_install(b2_frame *f, uint8_t *table, size_t tlen, int trusted)
             c->nsums = e.nsums;
         }
     }
-    if (rc < 0) {
-        for (int64_t i = 0; i < f->nchunks; i++) {
-            f->chunks[i].sums = NULL;
-            f->chunks[i].nsums = 0;
-        }
-        return rc;
-    }
-    return 0;
+    if (rc < 0)
+        drop_chunk_sums(f);
+    return rc < 0 ? rc : 0;
 }
 
 int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t *len)

@@ -8,8 +8,8 @@
 
 #include "frame/frame_int.h"
 
-int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8_t **out,
-                     b2f_hdr *h)
+int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, int with_sums,
+                     uint8_t **out, b2f_hdr *h)
 {
     *h = f->h;
     b2f_cparams_to_hdr(&f->wp, h);
@@ -17,7 +17,7 @@ int b2f_header_image(const b2_frame *f, int64_t frame_len, int64_t cbytes, uint8
     h->nbytes = f->nbytes;
     h->cbytes = cbytes;
     h->chunksize = f->variable ? 0 : f->wp.chunksize;
-    h->has_vlmeta = f->nvlmeta > 0;
+    h->has_vlmeta = f->nvlmeta > 0 || with_sums;   /* the table is one, as C-Blosc2 counts */
     uint8_t *img = malloc((size_t)f->h.header_len);
     if (!img)
         return B2E_NOMEM;
@@ -71,11 +71,9 @@ int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tai
         t->trailer_off = t->index_off + (uint64_t)t->index_len;
         t->end = t->trailer_off + t->trailer_len;
         rc = b2f_header_image(f, (int64_t)t->end, (int64_t)t->index_off - f->h.header_len,
-                              &t->img, &t->h);
+                              sums, &t->img, &t->h);
     }
     if (rc == 0 && sums) {
-        t->h.has_vlmeta = 1;   /* the table is one, as C-Blosc2 counts them */
-        b2f_hdr_patch(t->img, &t->h);
         t->trailer[t->trailer_len - 17] = B2F_FP_XXH3_128;
         rc = b2f_frame_fingerprint(t->img, t->index, (size_t)t->index_len, t->trailer,
                                    t->trailer_len, t->trailer + t->trailer_len - 16);
