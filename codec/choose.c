@@ -49,18 +49,17 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
 {
     *out = *base;
     out->choose = 0;
-    size_t piece = (size_t)n < (size_t)NPIECES * PIECE ? (size_t)n : PIECE;
+    int whole = (size_t)n < (size_t)NPIECES * PIECE;   /* one piece: all of it */
+    size_t piece = whole ? (size_t)n : PIECE;
     size_t offs[NPIECES] = {0, (size_t)n / 2 / 16 * 16};
-    int npieces = (size_t)n < (size_t)NPIECES * PIECE ? 1 : NPIECES;
+    int npieces = whole ? 1 : NPIECES;
     if (piece < 64)
         return 0;   /* too little to tell: the base parameters */
     uint8_t *buf = malloc(3 * piece);
     if (buf == NULL)
         return B2E_NOMEM;
-    int64_t best = -1, best_raw = 0, sample = 0;
+    int64_t best = -1, best_raw = 0, sample = (int64_t)npieces * (int64_t)piece;
     int best_k = 0;
-    for (int i = 0; i < npieces; i++)
-        sample += (int64_t)piece;
     /* with items of one byte, a shuffle changes nothing */
     for (int k = 0; k < (base->typesize > 1 ? NCAND : 1); k++) {
         int64_t total = 0;

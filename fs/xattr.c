@@ -175,12 +175,30 @@ static int nd_get(b2fs_node *n, const char *key, char *value, size_t size)
     return len < 0 ? len : put_text(value, size, text, (size_t)len);
 }
 
-/* How many chunks of each kind the file has (filters=auto chooses them chunk by chunk):
- * "none=3 shuffle=12 stored=1 zeros=2", kinds without chunks left out. Reads each chunk's
- * header (the layouts the frame caches). */
-static int chunk_filters(b2fs_node *n, char *text, size_t cap)
+enum { K_NONE, K_SHUFFLE, K_BITSHUFFLE, K_OTHER, K_STORED, K_SPECIAL, K_UNREADABLE, NKIND };
+
+/* A chunk's kind for chunk_filters: stored, one of the filters auto chooses, or other. */
+static int filter_kind(const b2_chunk_info *ci)
 {
-    enum { NONE, SHUFFLE, BITSHUFFLE, OTHER, STORED, SPECIAL, DAMAGED, NKIND };
+    if (ci->memcpyed)
+        return K_STORED;
+    int kind = K_NONE;
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        uint8_t f = ci->filters[i];
+        if (f == B2_NOFILTER)
+            continue;
+        if (kind != K_NONE)
+            return K_OTHER;   /* a pipeline of two or more */
+        kind = f == B2_SHUFFLE ? K_SHUFFLE : f == B2_BITSHUFFLE ? K_BITSHUFFLE : K_OTHER;
+    }
+    return kind;
+}
+
+/* How many chunks of each kind the file has (filters=auto chooses them chunk by chunk):
+ * "none=3 shuffle=12 stored=1 special=2", kinds without chunks left out. Reads each chunk's
+ * header (the layouts the frame caches). */
+static void chunk_filters(b2fs_node *n, char *text, size_t cap)
+{
     static const char *const names[NKIND] = {"none", "shuffle", "bitshuffle", "other",
                                              "stored", "special", "unreadable"};
     int64_t count[NKIND] = {0};
@@ -189,21 +207,12 @@ static int chunk_filters(b2fs_node *n, char *text, size_t cap)
     for (int64_t c = 0; c < fs.nchunks; c++) {
         const b2_chunk_layout *lay;
         int sp = b2f_chunk_special(n->frame, c);
-        if (sp > 0) {
-            count[SPECIAL]++;
-            continue;
-        }
-        if (sp < 0 || b2f_chunk_layout(n->frame, c, &lay) < 0) {
-            count[DAMAGED]++;
-            continue;
-        }
-        int kind = NONE;
-        for (int i = 0; i < B2_MAX_FILTERS && !lay->info.memcpyed; i++) {
-            uint8_t f = lay->info.filters[i];
-            kind = f == B2_NOFILTER ? kind : f == B2_SHUFFLE && kind == NONE ? SHUFFLE
-                 : f == B2_BITSHUFFLE && kind == NONE ? BITSHUFFLE : OTHER;
-        }
-        count[lay->info.memcpyed ? STORED : kind]++;
+        if (sp > 0)
+            count[K_SPECIAL]++;
+        else if (sp < 0 || b2f_chunk_layout(n->frame, c, &lay) < 0)
+            count[K_UNREADABLE]++;
+        else
+            count[filter_kind(&lay->info)]++;
     }
     size_t used = 0;
     text[0] = 0;
@@ -211,7 +220,6 @@ static int chunk_filters(b2fs_node *n, char *text, size_t cap)
         if (count[k])
             used += (size_t)snprintf(text + used, cap - used, "%s%s=%lld", used ? " " : "",
                                      names[k], (long long)count[k]);
-    return 0;
 }
 
 static int frame_get(b2fs_node *n, const char *key, char *value, size_t size)
