@@ -86,6 +86,10 @@ int bt_usage(const char *usage, int status);
  * any number): returns -1 with *status set when it should stop (help shown, a bad
  * option or argument count), else 0 with optind at the first argument. */
 int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status);
+/* The same for a command whose options are -q/--quiet and --help and that takes one or more
+ * arguments (what: their name, for the message when there are none). */
+int bt_quiet_option(int argc, char **argv, const char *usage, const char *what, int *quiet,
+                    int *status);
 
 /* Calls show(name, value, len, vl, index) for every metalayer (vl 0) or every
  * vlmetalayer (vl 1) of a frame; stops with the error (printed) if one cannot be read. */

@@ -154,22 +154,9 @@ int bt_verify_file(const char *path, int quiet)
 
 int bt_cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
-    int quiet = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (c == 'q')
-            quiet = 1;
-        else
-            return bt_usage(verify_usage, c == 'h' ? BT_OK : BT_USAGE);
-    }
-    if (optind >= argc) {
-        bt_error(NULL, "verify: no FILE given");
-        return bt_usage(verify_usage, BT_USAGE);
-    }
-    int status = BT_OK;
+    int quiet, status = BT_OK;
+    if (bt_quiet_option(argc, argv, verify_usage, "FILE", &quiet, &status) < 0)
+        return status;
     for (int i = optind; i < argc; i++)
         if (bt_verify_file(argv[i], quiet) != BT_OK)
             status = BT_FAIL;

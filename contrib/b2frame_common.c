@@ -55,6 +55,30 @@ int bt_no_options(int argc, char **argv, const char *usage, int min, int max, in
     return 0;
 }
 
+int bt_quiet_option(int argc, char **argv, const char *usage, const char *what, int *quiet,
+                    int *status)
+{
+    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    int c;
+    *quiet = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        if (c != 'q') {
+            *status = bt_usage(usage, c == 'h' ? BT_OK : BT_USAGE);
+            return -1;
+        }
+        *quiet = 1;
+    }
+    if (optind >= argc) {
+        bt_error(NULL, "%s: no %s given", argv[0], what);
+        *status = bt_usage(usage, BT_USAGE);
+        return -1;
+    }
+    return 0;
+}
+
 int bt_parse_int(const char *text, long min, long max, long *out)
 {
     char *end;

@@ -147,22 +147,10 @@ static int scrub_entry(const char *path, const struct stat *st, int type, struct
 
 int bt_cmd_scrub(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
+    int status = BT_OK;
     memset(&scrub, 0, sizeof scrub);
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (c == 'q')
-            scrub.quiet = 1;
-        else
-            return bt_usage(scrub_usage, c == 'h' ? BT_OK : BT_USAGE);
-    }
-    if (optind >= argc) {
-        bt_error(NULL, "scrub: no DIR given");
-        return bt_usage(scrub_usage, BT_USAGE);
-    }
+    if (bt_quiet_option(argc, argv, scrub_usage, "DIR", &scrub.quiet, &status) < 0)
+        return status;
     int walk_failed = 0;
     for (int i = optind; i < argc; i++) {
         if (nftw(argv[i], scrub_entry, 32, FTW_PHYS) != 0) {
