@@ -133,6 +133,8 @@ import numpy as np, sys
 a = np.load(sys.argv[1])
 assert a.dtype == np.dtype("<u4") and a.shape == (300, 200), (a.dtype, a.shape)
 assert (a == np.arange(60000, dtype="<u4").reshape(300, 200) * 7).all()' "$MNT/cb/arr-meta.npy"
+check "... and user.blosc2.integrity says its metalayers changed" \
+    grep -q " metalayers=changed$" <(attr "$MNT/cb/arr-meta.npy")
 check "a write to a C-Blosc2 frame gives the chunk written checksums" \
     sh -c 'printf abcd | dd of="$1" bs=1 seek=5 conv=notrunc status=none && sync "$1"' \
     sh "$MNT/cb/f32-zstd5-bitshuffle-t4-c262144"
