@@ -1,17 +1,22 @@
-/* Choosing a chunk's filter pipeline from its content (b2_cparams.choose).
+/* Choosing a chunk's filter pipeline, and a file's typesize, from their content
+ * (b2_cparams.choose and .choose_typesize).
  *
  * Every Blosc2 chunk names its own filters, and C-Blosc2 reads each chunk as it says, so
- * they can differ chunk by chunk. The typesize cannot: C-Blosc2's partial reads
+ * they can differ chunk by chunk. The typesize cannot: C-Blosc2 2.x's partial reads
  * (blosc2_schunk_get_slice_buffer, python-blosc2's slicing) count items in the frame's
- * typesize, so every chunk keeps it (and a shuffle grouping bytes other than the typesize,
- * which C-Blosc2 reads only from 2.23 on, is not used). A trial on a sample decides: up to
- * two pieces of the chunk (its start and its middle, 8 KiB each) go through each candidate
- * and LZ4 (fast: the trial costs a few percent of compressing the chunk with zstd), and the
- * candidate with the fewest bytes wins, counting what each costs to undo: a shuffle must
- * save 1 % over none, a bitshuffle 5 % over both (it decodes several times slower).
- * The candidates are what C-Blosc2 2.x and 3.x read without plugins: none, shuffle and
- * bitshuffle. A sample that no candidate shrinks below 97 % says the chunk does not
- * compress: it is stored as it is, without a codec pass.
+ * typesize, so every chunk of a frame has the frame's. It is chosen once, from a file's
+ * first chunk (b2_cctx_choose_typesize), and kept.
+ *
+ * A trial on a sample decides: up to two pieces of the chunk (its start and its middle,
+ * 8 KiB each) go through each candidate and a codec, and the candidate with the fewest
+ * bytes wins, counting what each costs to undo (handicaps below). The filters first, with
+ * LZ4 (fast: a few percent of compressing the chunk with zstd): none, shuffle, bitshuffle.
+ * When a shuffle wins and the chunk's codec has an entropy stage (zstd, zlib), the winner
+ * is tried against shuffle + bytedelta with that codec: bytedelta turns slowly changing
+ * bytes into small repeated values, which an entropy stage packs and LZ4 does not. The
+ * candidates are what C-Blosc2 2.x and 3.x read without plugins of their own. A sample
+ * that no candidate shrinks below 97 % says the chunk does not compress: it is stored as
+ * it is, without a codec pass.
  * Calls: pipeline.c, stream_codecs.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,27 +26,113 @@
 #define PIECE 8192
 #define NPIECES 2
 
-static const uint8_t candidates[] = {B2_NOFILTER, B2_SHUFFLE, B2_BITSHUFFLE};
-static const int handicap_pct[] = {0, 1, 5};
-#define NCAND ((int)(sizeof candidates / sizeof candidates[0]))
+/* A candidate pipeline and how much smaller than the others it must make the sample
+ * to be worth its decoding time (percent). */
+typedef struct candidate {
+    uint8_t filter;     /* B2_NOFILTER, B2_SHUFFLE or B2_BITSHUFFLE */
+    int bytedelta;      /* then bytedelta over the shuffled items */
+    int handicap_pct;
+} candidate;
 
-/* The bytes piece [off, off + len) of src takes after candidate k and LZ4. */
-static int32_t trial(int k, int ts, const uint8_t *src, size_t off, size_t len, uint8_t *s1,
-                     uint8_t *s2, uint8_t *out, b2_codec_state *cs)
+static const candidate plain = {B2_NOFILTER, 0, 0};
+static const candidate shuffled = {B2_SHUFFLE, 0, 1};
+static const candidate bitshuffled = {B2_BITSHUFFLE, 0, 5};
+static const candidate bytedelta = {B2_SHUFFLE, 1, 2};
+
+/* The pieces of a chunk a trial compresses, and the buffers it works in. */
+typedef struct sample {
+    const uint8_t *src;
+    size_t off[NPIECES];
+    size_t piece;
+    int npieces;
+    uint8_t *buf;   /* 3 * piece: two for the filters, one for the codec */
+    b2_codec_state *cs;
+} sample;
+
+/* 1 when the sample is ready, 0 when n is too little to tell, or B2E_NOMEM. */
+static int sample_open(sample *s, const uint8_t *src, int32_t n, b2_codec_state *cs)
 {
-    uint8_t filters[B2_MAX_FILTERS] = {0}, meta[B2_MAX_FILTERS] = {0};
-    filters[B2_MAX_FILTERS - 1] = candidates[k];
-    const uint8_t *p = src + off;
-    if (candidates[k] != B2_NOFILTER) {
-        /* the filters work on whole items: a piece is cut to them */
-        len -= len % (size_t)ts;
-        p = b2_pipeline_forward(filters, meta, ts, 0, src, off, len, NULL, s1, s2);
-        if (p == NULL)
-            return (int32_t)len;
+    int whole = (size_t)n < (size_t)NPIECES * PIECE;   /* one piece: all of it */
+    s->src = src;
+    s->piece = whole ? (size_t)n : PIECE;
+    s->off[0] = 0;
+    s->off[1] = (size_t)n / 2 / 16 * 16;   /* whole items of every typesize tried */
+    s->npieces = whole ? 1 : NPIECES;
+    s->cs = cs;
+    s->buf = NULL;
+    if (s->piece < 64)
+        return 0;   /* too little to tell */
+    s->buf = malloc(3 * s->piece);
+    return s->buf ? 1 : B2E_NOMEM;
+}
+
+static int64_t sample_bytes(const sample *s)
+{
+    return (int64_t)s->npieces * (int64_t)s->piece;
+}
+
+static void pipeline_of(const candidate *c, int ts, uint8_t filters[B2_MAX_FILTERS],
+                        uint8_t meta[B2_MAX_FILTERS])
+{
+    memset(filters, 0, B2_MAX_FILTERS);
+    memset(meta, 0, B2_MAX_FILTERS);
+    int last = B2_MAX_FILTERS - 1;
+    if (c->bytedelta) {
+        filters[last - 1] = c->filter;
+        filters[last] = B2_BYTEDELTA;
+        meta[last] = (uint8_t)ts;   /* C-Blosc2 reads a bytedelta of meta 0 only in a frame */
+    } else {
+        filters[last] = c->filter;
     }
-    const b2_stream_codec *lz4 = b2_stream_codec_by_id(B2_LZ4);
-    int n = lz4->compress(cs, 9, p, (int32_t)len, out, (int32_t)len);
-    return n > 0 ? n : (int32_t)len;
+}
+
+/* The bytes the sample takes through candidate c (items of ts bytes) and codec. */
+static int64_t trial(const sample *s, const candidate *c, int ts, int codec, int clevel)
+{
+    uint8_t filters[B2_MAX_FILTERS], meta[B2_MAX_FILTERS];
+    pipeline_of(c, ts, filters, meta);
+    const b2_stream_codec *sc = b2_stream_codec_by_id(codec);
+    uint8_t *s1 = s->buf, *s2 = s->buf + s->piece, *out = s->buf + 2 * s->piece;
+    int64_t total = 0;
+    for (int i = 0; i < s->npieces; i++) {
+        size_t len = s->piece;
+        const uint8_t *p = s->src + s->off[i];
+        if (c->filter != B2_NOFILTER) {
+            len -= len % (size_t)ts;   /* the filters work on whole items */
+            p = b2_pipeline_forward(filters, meta, ts, 0, s->src, s->off[i], len, NULL, s1, s2);
+        }
+        int n = p ? sc->compress(s->cs, clevel, p, (int32_t)len, out, (int32_t)len) : 0;
+        total += n > 0 ? n : (int64_t)len;
+    }
+    return total;
+}
+
+static int64_t weighed(int64_t bytes, const candidate *c)
+{
+    return bytes + bytes * c->handicap_pct / 100;
+}
+
+/* Of the filters alone (LZ4 judging), the best for items of ts bytes; *bytes is what
+ * its sample took. */
+static const candidate *best_filter(const sample *s, int ts, int64_t *bytes)
+{
+    const candidate *all[] = {&plain, &shuffled, &bitshuffled};
+    const candidate *best = NULL;
+    int64_t best_w = 0;
+    for (int k = 0; k < (ts > 1 ? 3 : 1); k++) {   /* items of one byte: a shuffle changes nothing */
+        int64_t b = trial(s, all[k], ts, B2_LZ4, 9);
+        if (best == NULL || weighed(b, all[k]) < best_w) {
+            best = all[k];
+            best_w = weighed(b, all[k]);
+            *bytes = b;
+        }
+    }
+    return best;
+}
+
+static int entropy_coded(int codec)
+{
+    return codec == B2_ZSTD || codec == B2_ZLIB;
 }
 
 int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_codec_state *cs,
@@ -49,33 +140,49 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
 {
     *out = *base;
     out->choose = 0;
-    int whole = (size_t)n < (size_t)NPIECES * PIECE;   /* one piece: all of it */
-    size_t piece = whole ? (size_t)n : PIECE;
-    size_t offs[NPIECES] = {0, (size_t)n / 2 / 16 * 16};
-    int npieces = whole ? 1 : NPIECES;
-    if (piece < 64)
-        return 0;   /* too little to tell: the base parameters */
-    uint8_t *buf = malloc(3 * piece);
-    if (buf == NULL)
-        return B2E_NOMEM;
-    int64_t best = -1, best_raw = 0, sample = (int64_t)npieces * (int64_t)piece;
-    int best_k = 0;
-    /* with items of one byte, a shuffle changes nothing */
-    for (int k = 0; k < (base->typesize > 1 ? NCAND : 1); k++) {
-        int64_t total = 0;
-        for (int i = 0; i < npieces; i++)
-            total += trial(k, base->typesize, src, offs[i], piece, buf, buf + piece,
-                           buf + 2 * piece, cs);
-        int64_t weighed = total + total * handicap_pct[k] / 100;
-        if (best < 0 || weighed < best) {
-            best = weighed;
-            best_raw = total;
-            best_k = k;
-        }
+    sample s;
+    int rc = sample_open(&s, src, n, cs);
+    if (rc <= 0)
+        return rc;   /* 0: too little to tell, the base parameters */
+    int ts = base->typesize;
+    int64_t bytes = 0;
+    const candidate *best = best_filter(&s, ts, &bytes);
+    int stored = bytes * 100 >= sample_bytes(&s) * 97;
+    if (!stored && best != &plain && entropy_coded(base->codec) &&
+        weighed(trial(&s, &bytedelta, ts, base->codec, base->clevel), &bytedelta) <
+            weighed(trial(&s, best, ts, base->codec, base->clevel), best))
+        best = &bytedelta;
+    free(s.buf);
+    pipeline_of(best, ts, out->filters, out->filters_meta);
+    return stored;   /* 1: store it as it is */
+}
+
+int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t n,
+                            b2_codec_state *cs)
+{
+    sample s;
+    int rc = sample_open(&s, src, n, cs);
+    if (rc <= 0)
+        return rc < 0 ? rc : base->typesize;
+    int64_t bytes = 0;
+    int best_ts = base->typesize;
+    /* data that no shuffle helps (text, programs, compressed) has no items to find */
+    if (base->typesize > 1 && best_filter(&s, base->typesize, &bytes) != &plain &&
+        bytes * 100 < sample_bytes(&s) * 97) {
+        static const int sizes[] = {2, 4, 8, 16};
+        const candidate *all[] = {&shuffled, &bitshuffled, &bytedelta};
+        int64_t best_w = -1;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            for (int k = 0; k < 3; k++) {
+                int64_t w = weighed(trial(&s, all[k], sizes[i], base->codec, base->clevel), all[k]);
+                /* a bigger item must win by 1 % (float64 data: 8, not 16 by a hair) */
+                int better = sizes[i] == best_ts ? w < best_w : w * 100 < best_w * 99;
+                if (best_w < 0 || better) {
+                    best_w = w;
+                    best_ts = sizes[i];
+                }
+            }
     }
-    free(buf);
-    memset(out->filters, 0, sizeof out->filters);
-    memset(out->filters_meta, 0, sizeof out->filters_meta);
-    out->filters[B2_MAX_FILTERS - 1] = candidates[best_k];
-    return best_raw * 100 >= sample * 97;   /* 1: store it as it is */
+    free(s.buf);
+    return best_ts;
 }

@@ -190,6 +190,9 @@ typedef struct b2_cparams {
     int choose;                         /* each chunk's filters chosen from its content
                                          * (codec/choose.c); filters above are then only the
                                          * frame's default */
+    int choose_typesize;                /* with choose: a file's typesize may be chosen from
+                                         * its first chunk (b2_cctx_choose_typesize; the
+                                         * frame layer decides when) */
 } b2_cparams;
 
 /* Sets the defaults: zstd, clevel 1, typesize 8, shuffle, blocksize 0, forward-compat split. */
@@ -213,6 +216,11 @@ int b2_cctx_set_nthreads(b2_cctx *ctx, int nthreads);   /* see b2_dctx_set_nthre
  * cannot read back (a split block whose size is not whole items is written unsplit).
  * Returns cbytes or a B2E_* code. */
 int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, size_t dst_cap);
+
+/* The typesize that suits data of nbytes at src (a file's first chunk) best: 2, 4, 8 or
+ * 16 when a trial on a sample finds it compresses best shuffled in items of that size,
+ * otherwise ctx's typesize. Returns it or a B2E_* code. */
+int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes);
 
 /* Writes src as a stored (memcpyed) chunk with parameters p, as b2_chunk_encode stores
  * incompressible data, without a context: for small values that would not compress.

@@ -126,6 +126,9 @@ void b2_codec_state_release(b2_codec_state *st);
  * (store it as it is), or B2E_NOMEM. */
 int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_codec_state *cs,
                      b2_cparams *out);
+/* The typesize for a file whose first chunk is n bytes at src (b2_cctx_choose_typesize). */
+int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t n,
+                            b2_codec_state *cs);
 
 /* Filter pipeline on one block (codec/pipeline.c). Checks ids (and, to encode,
  * parameters): B2E_OK or B2E_FILTER. */

@@ -386,6 +386,15 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
     return store(p, src, n, bs, split, d, dst_cap);
 }
 
+int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes)
+{
+    if (ctx == NULL || src == NULL || nbytes > B2_MAX_NBYTES)
+        return B2E_PARAM;
+    if (!ctx->p.choose || ctx->p.blosc1_format || ctx->p.clevel == 0)
+        return ctx->p.typesize;
+    return b2_choose_typesize_with(&ctx->p, src, (int32_t)nbytes, &ctx->ws.w[0].cs);
+}
+
 int b2_chunk_store(const b2_cparams *params, const void *src, size_t nbytes, void *dst,
                    size_t dst_cap)
 {

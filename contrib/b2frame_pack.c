@@ -26,8 +26,10 @@ static const char pack_usage[] =
     "  -f FILTERS    pipeline in the order applied: none, shuffle, bitshuffle, delta,\n"
     "                trunc:BITS, int_trunc:BITS, bytedelta[:N], joined by ','\n"
     "                (default shuffle), e.g. delta,shuffle or shuffle,bytedelta; auto:\n"
-    "                each chunk's filters and typesize chosen from its content\n"
-    "  -t TYPESIZE   item size in bytes, 1..255 (default 8)\n"
+    "                each chunk's filters (none, shuffle, bitshuffle, shuffle,bytedelta)\n"
+    "                chosen from its content\n"
+    "  -t TYPESIZE   item size in bytes, 1..255 (default 8; with -f auto, chosen from\n"
+    "                the first chunk: 2, 4, 8 or 16)\n"
     "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n"
     "  --no-checksums  write no checksums and no fingerprint (as C-Blosc2 writes frames;\n"
@@ -42,6 +44,7 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *sta
                                               {NULL, 0, NULL, 0}};
     *npy = 0;
     b2f_params_default(p);
+    p->cp.choose_typesize = 1;   /* with -f auto, unless -t is given */
     int c;
     long v;
     int64_t size;
@@ -75,6 +78,7 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *sta
                 goto usage;
             }
             p->cp.typesize = (int)v;
+            p->cp.choose_typesize = 0;
             break;
         case 's':
             if (bt_parse_size(optarg, B2_MAX_NBYTES, &size) < 0 || size == 0) {
@@ -155,7 +159,14 @@ static int fill_frame(b2_frame *f, const b2f_params *p, int in, const char *inna
         }
         if (got == 0)
             break;
-        int rc = b2f_update_chunk(f, cctx, n, buf, (size_t)got);
+        int rc = n == 0 ? b2f_pick_typesize(f, cctx, buf, (size_t)got) : 0;
+        if (rc > 0) {
+            b2_cctx_free(cctx);
+            if (!(cctx = b2f_cctx_new(f)))
+                rc = B2E_NOMEM;
+        }
+        if (rc >= 0)
+            rc = b2f_update_chunk(f, cctx, n, buf, (size_t)got);
         if (rc < 0) {
             bt_error(outname, "chunk %lld: %s", (long long)n, b2f_strerror(rc));
             status = BT_FAIL;

@@ -88,6 +88,7 @@ typedef struct b2f_stat {
     int nmeta, nvlmeta;
     int vlblocks;           /* chunks of variable-length blocks (C-Blosc2 3.x) */
     int choose;             /* chunks written from now on get filters chosen per chunk */
+    int choose_typesize;    /* and an empty frame takes its typesize from its first chunk */
 } b2f_stat;
 
 /* I/O used for every file access, so that tests can inject failures. NULL members (or a
@@ -216,8 +217,13 @@ int b2f_encode_chunk(b2_cctx *cctx, int typesize, const void *data, size_t nbyte
  * chunksize; only codec, clevel and filters may change). */
 int b2f_set_params(b2_frame *f, const b2f_params *p);
 /* Whether chunks written from now on get their filters chosen from their content
- * (b2_cparams.choose). Not recorded in the file: whoever writes keeps it. */
-void b2f_set_choose(b2_frame *f, int on);
+ * (b2_cparams.choose), and whether an empty frame's typesize is chosen from its first
+ * chunk (b2_cparams.choose_typesize). Not recorded in the file: whoever writes keeps it. */
+void b2f_set_choose(b2_frame *f, int filters, int typesize);
+/* For an empty frame whose typesize is chosen (b2f_set_choose): gives it the typesize
+ * that suits data, its first chunk, before any chunk is encoded. Returns 1 when the
+ * typesize changed (cctxs made before then are stale), 0 when not, or an error. */
+int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes);
 /* A b2_cctx matching the frame's current parameters (caller frees). */
 b2_cctx *b2f_cctx_new(b2_frame *f);
 

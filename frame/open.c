@@ -316,6 +316,7 @@ void b2f_stat_get(b2_frame *f, b2f_stat *st)
     st->frame_version = f->h.gflags & 0x0f;
     st->vlblocks = (f->h.gflags & B2F_VL_BLOCKS) != 0;
     st->choose = f->wp.cp.choose;
+    st->choose_typesize = f->wp.cp.choose_typesize;
     st->nmeta = f->nmeta;
     st->nvlmeta = f->nvlmeta;
 }
@@ -344,10 +345,12 @@ int b2f_refresh(b2_frame *f, char *err, size_t errlen)
         b2f_release(&tmp);
         return rc;
     }
-    int choose = f->wp.cp.choose;   /* the writer's policy, not the file's */
+    /* the writer's policy, not the file's */
+    int choose = f->wp.cp.choose, choose_ts = f->wp.cp.choose_typesize;
     b2f_release(f);
     size_t skip = sizeof f->lock;
     memcpy((char *)f + skip, (char *)&tmp + skip, sizeof *f - skip);
     f->wp.cp.choose = choose;
+    f->wp.cp.choose_typesize = choose_ts;
     return 1;
 }

@@ -284,9 +284,31 @@ int b2f_set_params(b2_frame *f, const b2f_params *p)
     return 0;
 }
 
-void b2f_set_choose(b2_frame *f, int on)
+void b2f_set_choose(b2_frame *f, int filters, int typesize)
 {
-    f->wp.cp.choose = on != 0;
+    f->wp.cp.choose = filters != 0;
+    f->wp.cp.choose_typesize = filters && typesize;
+}
+
+int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes)
+{
+    if (check_writable(f) < 0 || f->nchunks > 0 || !f->wp.cp.choose ||
+        !f->wp.cp.choose_typesize)
+        return 0;
+    int ts = b2_cctx_choose_typesize(cctx, data, nbytes);
+    if (ts < 0)
+        return ts;
+    if (ts == f->wp.cp.typesize)
+        return 0;
+    b2f_params p = f->wp;
+    p.cp.typesize = ts;
+    b2_cctx *probe = b2_cctx_new(&p.cp);   /* a blocksize set for the old one may not suit */
+    if (!probe)
+        return 0;
+    b2_cctx_free(probe);
+    f->wp.cp.typesize = ts;
+    b2f_mark_dirty(f);
+    return 1;
 }
 
 b2_cctx *b2f_cctx_new(b2_frame *f)

@@ -93,17 +93,25 @@ int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
 
 #define CHOOSE_MARK "user.b2fs.filters"
 
+#define CHOOSE_ALL "auto"
+#define CHOOSE_FILTERS "auto-filters"
+
 int backing_choose_marked(int fd)
 {
-    char v[8];
+    char v[16];
     ssize_t len = fgetxattr(fd, CHOOSE_MARK, v, sizeof v);
-    return len == 4 && memcmp(v, "auto", 4) == 0;
+    if (len == (ssize_t)strlen(CHOOSE_ALL) && !memcmp(v, CHOOSE_ALL, (size_t)len))
+        return CHOSEN_FILTERS | CHOSEN_TYPESIZE;
+    if (len == (ssize_t)strlen(CHOOSE_FILTERS) && !memcmp(v, CHOOSE_FILTERS, (size_t)len))
+        return CHOSEN_FILTERS;
+    return 0;
 }
 
-void backing_mark_choose(int fd, int on)
+void backing_mark_choose(int fd, int filters, int typesize)
 {
-    if (on)
-        fsetxattr(fd, CHOOSE_MARK, "auto", 4, 0);
+    const char *v = typesize ? CHOOSE_ALL : CHOOSE_FILTERS;
+    if (filters)
+        fsetxattr(fd, CHOOSE_MARK, v, strlen(v), 0);
     else
         fremovexattr(fd, CHOOSE_MARK);
 }

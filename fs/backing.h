@@ -41,11 +41,14 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
  * owner uid:gid. Returns 0, or -errno when the owner could not be given (the xattrs are
  * copied as far as they go). */
 int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid);
-/* Whether a frame file's chunks get their filters chosen from their content (filters=auto):
- * the frame itself cannot say, so its backing file carries the hidden attribute
- * user.b2fs.filters = "auto" (kept by compaction and by cp -a of the backing tree). */
+/* Whether a frame file's chunks get their filters chosen from their content (filters=auto),
+ * and whether its typesize is chosen from its first chunk while it is empty: the frame
+ * itself cannot say, so its backing file carries the hidden attribute user.b2fs.filters,
+ * "auto" for both or "auto-filters" when the typesize was given (kept by compaction and by
+ * cp -a of the backing tree). marked: 0, or CHOSEN_FILTERS alone or with CHOSEN_TYPESIZE. */
+enum { CHOSEN_FILTERS = 1, CHOSEN_TYPESIZE = 2 };
 int backing_choose_marked(int fd);
-void backing_mark_choose(int fd, int on);
+void backing_mark_choose(int fd, int filters, int typesize);
 /* Renames the new file tmp (open as fd) over name. With durable: fdatasync first and
  * fsync of the directory after, so that a crash leaves one whole file or the other. On
  * failure tmp is removed. */

@@ -32,7 +32,7 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
     b2_frame *f = NULL;
     char err[200] = "";
     if (p->cp.choose)
-        backing_mark_choose(fd, 1);
+        backing_mark_choose(fd, 1, p->cp.choose_typesize);
     r = b2f_create(&f, fd, p, 0, NULL, NULL, NULL, NULL, err, sizeof err);
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: cannot create frame: %s%s%s", path, b2f_strerror(r),

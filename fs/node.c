@@ -78,8 +78,10 @@ void node_stamp(b2fs_node *n)
 
 void node_apply_policy(b2fs_node *n)
 {
-    if (n->frame && n->writable && n->fd >= 0)
-        b2f_set_choose(n->frame, backing_choose_marked(n->fd));
+    if (n->frame && n->writable && n->fd >= 0) {
+        int marked = backing_choose_marked(n->fd);
+        b2f_set_choose(n->frame, marked & CHOSEN_FILTERS, marked & CHOSEN_TYPESIZE);
+    }
 }
 
 void node_load_sizes(b2fs_node *n)

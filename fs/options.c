@@ -158,6 +158,7 @@ int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
             return -1;
         }
         p->cp.typesize = (int)v;
+        p->cp.choose_typesize = 0;   /* given: not chosen */
     } else if (!strcmp(name, "chunksize")) {
         int64_t s = b2fs_parse_size(value);
         if (s < 4096 || s > (1 << 30)) {
@@ -262,6 +263,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
 {
     b2f_params_default(&cfg->params);
     cfg->params.cp.choose = 1;   /* filters=auto */
+    cfg->params.cp.choose_typesize = 1;   /* unless typesize= is given */
     cfg->nthreads = 2;
     cfg->cache_size = (size_t)64 << 20;
     cfg->dirty_limit = (size_t)64 << 20;

@@ -64,6 +64,17 @@ static int dirty_replace(b2fs_node *n, int64_t c, write_fill fill, void *ctx, b2
     return dirty_add(n, c, img, out);
 }
 
+/* The first chunk of an empty file, before anything else of it is encoded, may set the
+ * file's typesize (filters=auto: b2f_pick_typesize). */
+static void pick_typesize(b2fs_node *n, const b2fs_dirty *d, size_t len)
+{
+    if (d->n != 0 || n->njobs != 0)
+        return;
+    int r = b2f_pick_typesize(n->frame, n->cctx, d->img, len);
+    if (r > 0)
+        write_params_changed(n);
+}
+
 /* Hands dirty chunk d to the frame layer (compressed there; all zeros -> zero chunk). */
 static int flush_one(b2fs_node *n, b2fs_dirty *d)
 {
@@ -76,6 +87,7 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
     int r = dirty_grow_frame(n, start);
     if (r < 0)
         return r;
+    pick_typesize(n, d, (size_t)len);
     r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)d->n, b2f_strerror(r));
@@ -186,6 +198,7 @@ static void encode_job(b2fs_task *t)
 /* Hands a full dirty chunk to the workers (the image goes with it). */
 static int submit(b2fs_node *n, b2fs_dirty *d)
 {
+    pick_typesize(n, d, (size_t)n->chunksize);
     b2fs_job *j = calloc(1, sizeof *j);
     b2_cctx *c = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
     if (!j || !c) {

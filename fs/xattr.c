@@ -115,6 +115,7 @@ static void frame_params(b2fs_node *n, b2f_params *p)
     p->cp.blocksize = fs.blocksize;
     p->chunksize = fs.chunksize;
     p->cp.choose = fs.choose;
+    p->cp.choose_typesize = fs.choose_typesize;
 }
 
 static const char *split_name(int s)
@@ -175,9 +176,12 @@ static int nd_get(b2fs_node *n, const char *key, char *value, size_t size)
     return len < 0 ? len : put_text(value, size, text, (size_t)len);
 }
 
-enum { K_NONE, K_SHUFFLE, K_BITSHUFFLE, K_OTHER, K_STORED, K_SPECIAL, K_UNREADABLE, NKIND };
+enum {
+    K_NONE, K_SHUFFLE, K_BITSHUFFLE, K_BYTEDELTA, K_OTHER, K_STORED, K_SPECIAL, K_UNREADABLE,
+    NKIND
+};
 
-/* A chunk's kind for chunk_filters: stored, one of the filters auto chooses, or other. */
+/* A chunk's kind for chunk_filters: stored, one of the pipelines auto chooses, or other. */
 static int filter_kind(const b2_chunk_info *ci)
 {
     if (ci->memcpyed)
@@ -187,9 +191,12 @@ static int filter_kind(const b2_chunk_info *ci)
         uint8_t f = ci->filters[i];
         if (f == B2_NOFILTER)
             continue;
-        if (kind != K_NONE)
-            return K_OTHER;   /* a pipeline of two or more */
-        kind = f == B2_SHUFFLE ? K_SHUFFLE : f == B2_BITSHUFFLE ? K_BITSHUFFLE : K_OTHER;
+        if (kind == K_SHUFFLE && f == B2_BYTEDELTA)
+            kind = K_BYTEDELTA;
+        else if (kind != K_NONE)
+            return K_OTHER;
+        else
+            kind = f == B2_SHUFFLE ? K_SHUFFLE : f == B2_BITSHUFFLE ? K_BITSHUFFLE : K_OTHER;
     }
     return kind;
 }
@@ -199,8 +206,9 @@ static int filter_kind(const b2_chunk_info *ci)
  * header (the layouts the frame caches). */
 static void chunk_filters(b2fs_node *n, char *text, size_t cap)
 {
-    static const char *const names[NKIND] = {"none", "shuffle", "bitshuffle", "other",
-                                             "stored", "special", "unreadable"};
+    static const char *const names[NKIND] = {"none", "shuffle", "bitshuffle",
+                                             "shuffle,bytedelta", "other", "stored",
+                                             "special", "unreadable"};
     int64_t count[NKIND] = {0};
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
@@ -323,8 +331,8 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     r = b2f_set_params(n->frame, &p);
     if (r < 0)
         return r;
-    if (!strcmp(key, "filters"))
-        backing_mark_choose(n->fd, p.cp.choose);
+    if (!strcmp(key, "filters") || !strcmp(key, "typesize"))
+        backing_mark_choose(n->fd, p.cp.choose, p.cp.choose_typesize);
     write_params_changed(n);
     b2f_stat_get(n->frame, &fs);
     n->chunksize = fs.chunksize;

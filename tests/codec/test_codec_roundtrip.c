@@ -370,8 +370,6 @@ START_TEST(test_store)
 }
 END_TEST
 
-/* choose: each chunk's filters and typesize from its content; every codec decodes the
- * chunk to its input whatever was chosen. */
 /* choose: each chunk's filters from its content, at the typesize given; every codec
  * decodes the chunk to its input whatever was chosen. */
 static b2_chunk_info chosen(int codec, int ts, const uint8_t *in, size_t len, uint8_t *chunk)
@@ -419,6 +417,58 @@ START_TEST(test_choose)
         i = chosen(codecs[c], 2, in, len, chunk);
         ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] != B2_NOFILTER, "int16: no filter");
     }
+    free(in);
+    free(chunk);
+}
+END_TEST
+
+/* The typesize a file's first chunk suggests: the item size of typed data, the base one
+ * for data no shuffle helps; a chunk chosen at it decodes to its input. */
+static int typesize_for(int codec, const uint8_t *in, size_t len, int with_choose)
+{
+    b2_cparams p;
+    set_params(&p, codec, 8, "shuffle", B2_SPLIT_AUTO, 0, 0);
+    p.choose = with_choose;
+    p.choose_typesize = 1;
+    b2_cctx *c = b2_cctx_new(&p);
+    int ts = b2_cctx_choose_typesize(c, in, len);
+    b2_cctx_free(c);
+    return ts;
+}
+
+START_TEST(test_choose_typesize)
+{
+    size_t len = 256 << 10;
+    uint8_t *in = malloc(len), *chunk = malloc(len + B2_MAX_OVERHEAD);
+    for (size_t c = 0; c < N(codecs); c++) {
+        tu_fill_float_series(in, len, 5);
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 4);
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 0), 8);   /* not asked: the base */
+        chosen(codecs[c], 4, in, len, chunk);
+        for (size_t k = 0; k < len / 2; k++) {   /* int16 image rows with noise */
+            int16_t v = (int16_t)(1000 + (k % 640) / 3 + (k / 640) % 7 + (int)((k * 2654435761u) >> 29));
+            memcpy(in + 2 * k, &v, 2);
+        }
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 2);
+        b2_chunk_info i = chosen(codecs[c], 2, in, len, chunk);
+        ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] != B2_NOFILTER, "int16: no filter");
+        tu_fill_text(in, len, 5);
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 8);
+        tu_fill_random(in, len, 5);
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 8);
+        ck_assert_int_eq(typesize_for(codecs[c], in, 40, 1), 8);   /* too little to tell */
+    }
+    /* with zstd, slowly changing int16 values take bytedelta after the shuffle */
+    for (size_t k = 0; k < len / 2; k++) {
+        int16_t v = (int16_t)(3000 + 700 * ((k % 1024) < 512 ? (int)(k % 512) : 511 - (int)(k % 512)) / 512 +
+                              (int)((k * 2654435761u) >> 30));
+        memcpy(in + 2 * k, &v, 2);
+    }
+    b2_chunk_info i = chosen(B2_ZSTD, 2, in, len, chunk);
+    ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] == B2_BYTEDELTA &&
+                  i.filters[B2_MAX_FILTERS - 2] == B2_SHUFFLE && i.filters_meta[B2_MAX_FILTERS - 1] == 2,
+                  "smooth int16 with zstd: filters %d,%d", i.filters[B2_MAX_FILTERS - 2],
+                  i.filters[B2_MAX_FILTERS - 1]);
     free(in);
     free(chunk);
 }
@@ -648,6 +698,7 @@ int main(void)
     tcase_add_test(tc, test_incompressible_memcpy);
     tcase_add_test(tc, test_store);
     tcase_add_test(tc, test_choose);
+    tcase_add_test(tc, test_choose_typesize);
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
     tcase_add_test(tc, test_names);

@@ -133,4 +133,36 @@ cp /usr/include/stdio.h "$MNT/fixed"
 unmount_b2fs
 check "a mount option's pipeline wins too" \
     grep -q "filters bitshuffle," <("$B2FRAME" info -c "$BACK/fixed.b2frame")
+
+# the typesize of a new file, unless given, comes from its first chunk
+/usr/bin/python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b''.join(struct.pack('<h', 2000 + (i % 1024) // 3 + (i // 1024) % 50) for i in range(400000)))
+" >"$WORK/i16"
+mount_b2fs || fail "mount with the defaults"
+cp "$WORK/series" "$MNT/f32"
+cp "$WORK/i16" "$MNT/i16"
+cp /usr/include/stdlib.h "$MNT/text"
+check "by default a float32 series gets typesize 4" [ "$(get typesize "$MNT/f32")" = 4 ]
+check "... int16 rows typesize 2" [ "$(get typesize "$MNT/i16")" = 2 ]
+check "... text keeps the frame's default, 8" [ "$(get typesize "$MNT/text")" = 8 ]
+check "... the int16 chunks are shuffled, with bytedelta where it pays" \
+    grep -Eq "^(shuffle|bitshuffle|shuffle,bytedelta)=[0-9]+$" <(get chunkfilters "$MNT/i16")
+check "... they read back" sh -c 'cmp "$1" "$2/f32" && cmp "$3" "$2/i16"' sh "$WORK/series" "$MNT" "$WORK/i16"
+truncate -s 0 "$MNT/f32"
+cp "$WORK/i16" "$MNT/f32"
+check "a file emptied and written again chooses again" [ "$(get typesize "$MNT/f32")" = 2 ]
+: >"$MNT/given"
+check "a typesize set on an empty file" setfattr -n user.blosc2.typesize -v 8 "$MNT/given"
+cat "$WORK/i16" >"$MNT/given"
+check "... is kept" [ "$(get typesize "$MNT/given")" = 8 ]
+check "... and the hidden mark says only the filters are chosen" \
+    [ "$(getfattr --only-values -n user.b2fs.filters "$BACK/given.b2frame" 2>/dev/null)" = auto-filters ]
+unmount_b2fs
+check "... which a remount keeps" [ "$(getfattr --only-values -n user.b2fs.filters "$BACK/given.b2frame" 2>/dev/null)" = auto-filters ]
+check "the frames with chosen typesizes are valid" sh -c 'for f in f32 i16 text given; do "$2" verify -q "$1/$f.b2frame" || exit 1; done' sh "$BACK" "$B2FRAME"
+mount_b2fs -o typesize=8 || fail "mount with typesize=8"
+cp "$WORK/i16" "$MNT/i16-t8"
+check "a typesize given as a mount option wins" [ "$(get typesize "$MNT/i16-t8")" = 8 ]
+unmount_b2fs
 finish
