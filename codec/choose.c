@@ -16,7 +16,8 @@
  * bytes into small repeated values, which an entropy stage packs and LZ4 does not. The
  * candidates are what C-Blosc2 2.x and 3.x read without plugins of their own. A sample
  * that no candidate shrinks below 97 % says the chunk does not compress: it is stored as
- * it is, without a codec pass.
+ * it is, without a codec pass. Text (no control bytes but tab, newline, carriage return and
+ * form feed in the sample) skips the trial: no shuffle helps it, and it compresses.
  * Calls: pipeline.c, stream_codecs.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,22 @@ static int sample_open(sample *s, const uint8_t *src, int32_t n, b2_codec_state 
         return 0;   /* too little to tell */
     s->buf = malloc(3 * s->piece);
     return s->buf ? 1 : B2E_NOMEM;
+}
+
+/* Whether the sample looks like text: UTF-8 or another ASCII superset, no NUL and no other
+ * control bytes than \t \n \v \f \r and escape (one in a thousand forgiven). */
+static int looks_like_text(const sample *s)
+{
+    size_t odd = 0, total = 0;
+    for (int i = 0; i < s->npieces; i++) {
+        const uint8_t *p = s->src + s->off[i];
+        for (size_t k = 0; k < s->piece; k++) {
+            uint8_t b = p[k];
+            odd += (b < 0x20 && (b < 0x09 || (b > 0x0d && b != 0x1b))) || b == 0x7f;
+        }
+        total += s->piece;
+    }
+    return odd * 1000 <= total;
 }
 
 static int64_t sample_bytes(const sample *s)
@@ -145,6 +162,11 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
     if (rc <= 0)
         return rc;   /* 0: too little to tell, the base parameters */
     int ts = base->typesize;
+    if (looks_like_text(&s)) {
+        free(s.buf);
+        pipeline_of(&plain, ts, out->filters, out->filters_meta);
+        return 0;
+    }
     int64_t bytes = 0;
     const candidate *best = best_filter(&s, ts, &bytes);
     int stored = bytes * 100 >= sample_bytes(&s) * 97;
@@ -166,8 +188,10 @@ int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t 
         return rc < 0 ? rc : base->typesize;
     int64_t bytes = 0;
     int best_ts = base->typesize;
-    /* data that no shuffle helps (text, programs, compressed) has no items to find */
-    if (base->typesize > 1 && best_filter(&s, base->typesize, &bytes) != &plain &&
+    /* data that no shuffle helps (text, programs, compressed) has no items to find; nor
+     * has a file too small for two pieces (its filters are tried on all of it anyway) */
+    if (base->typesize > 1 && s.npieces == NPIECES && !looks_like_text(&s) &&
+        best_filter(&s, base->typesize, &bytes) != &plain &&
         bytes * 100 < sample_bytes(&s) * 97) {
         static const int sizes[] = {2, 4, 8, 16};
         const candidate *all[] = {&shuffled, &bitshuffled, &bytedelta};
