@@ -12,6 +12,7 @@
 #include "fs/inode.h"
 #include "fs/ops.h"
 #include "fs/paths.h"
+#include "fs/push.h"
 #include "fs/xattr.h"
 
 /* Seconds the kernel may keep a name's inode and an inode's attributes. */
@@ -328,13 +329,14 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    (void)ino;
     char *buf = malloc(size ? size : 1);
+    push_begin();
     int r = buf ? ops_read(fi, buf, size, off) : -ENOMEM;
     if (r < 0)
         reply_result(req, r);
     else
-        fuse_reply_buf(req, buf, (size_t)r);
+        r = fuse_reply_buf(req, buf, (size_t)r);
+    push_send(ino, r >= 0);   /* the rest of a block it decoded, now the reply is out */
     free(buf);
 }
 

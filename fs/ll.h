@@ -8,7 +8,8 @@
  * over at offset 0), served by offset.
  *
  * Owns: the directory handles (one per opendir, used by one call at a time). No shared
- * state of its own. Calls: fs/inode, fs/ops, fs/xattr, fs/paths (listing), libfuse. */
+ * state of its own. Calls: fs/inode, fs/ops, fs/xattr, fs/paths (listing), fs/push (after
+ * a read's reply), libfuse. */
 #ifndef B2FS_LL_H
 #define B2FS_LL_H
 

@@ -17,6 +17,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/node.h fs/node.c \
 	fs/layout.h fs/layout.c \
 	fs/dirty.h fs/dirty.c \
+	fs/push.h fs/push.c \
 	fs/read.h fs/read.c \
 	fs/write.h fs/write.c \
 	fs/share.h fs/share.c \

@@ -9,6 +9,7 @@
 
 #include "fs/ll.h"
 #include "fs/options.h"
+#include "fs/push.h"
 
 /* Mounts, serves requests until unmounted or signalled, unmounts. 0 or 1. */
 static int serve(struct fuse_args *args)
@@ -25,6 +26,8 @@ static int serve(struct fuse_args *args)
     if (fuse_session_mount(se, o.mountpoint) != 0)
         goto handlers;
     fuse_daemonize(o.foreground);
+    if (push_start(se) != 0)   /* (after daemonizing: its thread would not survive the fork) */
+        b2fs_cfg.push_blocks = 0;
     if (o.singlethread) {
         r = fuse_session_loop(se);
     } else {
@@ -40,6 +43,7 @@ static int serve(struct fuse_args *args)
         }
     }
     r = r != 0;
+    push_stop();
     fuse_session_unmount(se);
 handlers:
     fuse_remove_signal_handlers(se);

@@ -94,6 +94,8 @@ typedef struct b2fs_node {
     struct timespec mtime;  /* backing mtime when last seen */
     off_t bsize;            /* backing size when last seen */
     int cached_ok;          /* kernel page cache may be kept at next open */
+    int push_holds;         /* fs/push's push_lock: writable handles and truncates under
+                             * way; no decoded block goes to the page cache meanwhile */
 
     /* uncommitted state (fs/dirty, fs/write); n->lock (write) */
     b2fs_dirty *dirty;

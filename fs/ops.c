@@ -15,6 +15,7 @@
 #include "fs/backing.h"
 #include "fs/bcache.h"
 #include "fs/commit.h"
+#include "fs/push.h"
 #include "fs/errmap.h"
 #include "fs/file.h"
 #include "fs/log.h"
@@ -31,6 +32,7 @@ typedef struct handle {
     b2fs_node *node;
     int append;        /* opened with O_APPEND: a frame's writes go to its end */
     int wrote;         /* atomic: a write went through this handle */
+    int push_held;     /* writable: no decoded blocks pushed to the page cache (fs/push) */
 } handle;
 
 static handle *fh_of(struct fuse_file_info *fi)
@@ -333,7 +335,12 @@ static int with_node(const char *path, struct fuse_file_info *fi,
 
 static int truncate_node(b2fs_node *n, void *arg, int commit_now)
 {
-    return file_truncate(n, *(uint64_t *)arg, commit_now);
+    if (!commit_now) /* through a handle: a writable one, which holds the pushes */
+        return file_truncate(n, *(uint64_t *)arg, 0);
+    push_hold(n);
+    int r = file_truncate(n, *(uint64_t *)arg, 1);
+    push_release(n);
+    return r;
 }
 
 static int truncate_plain(int dirfd, const char *name, int fd, void *arg)
@@ -384,13 +391,18 @@ int ops_utimens(const char *path, const struct timespec tv[2], struct fuse_file_
 static int open_node(b2fs_node *n, struct fuse_file_info *fi)
 {
     int keep_cache = 0;
+    int writable = (fi->flags & O_ACCMODE) != O_RDONLY;
+    if (writable)
+        push_hold(n);
     int r = file_open(n, fi->flags, &keep_cache);
     fi->keep_cache = keep_cache;
-    if (r)
-        return r;
-    handle *h = calloc(1, sizeof *h);
-    if (!h)
-        return -ENOMEM;
+    handle *h = r ? NULL : calloc(1, sizeof *h);
+    if (!h) {
+        if (writable)
+            push_release(n);
+        return r ? r : -ENOMEM;
+    }
+    h->push_held = writable;
     h->refs = 1;
     h->kind = n->kind;
     h->fd = -1;
@@ -538,10 +550,13 @@ void ops_handle_drop(uint64_t fh)
     handle *h = (handle *)(uintptr_t)fh;
     if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL))
         return;
-    if (h->kind == B2FS_PLAIN)
+    if (h->kind == B2FS_PLAIN) {
         close(h->fd);
-    else
+    } else {
+        if (h->push_held)
+            push_release(h->node);
         node_put(h->node);
+    }
     free(h);
 }
 
@@ -617,6 +632,7 @@ void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
 
 void ops_unmount(void)
 {
+    push_stop();   /* its blocks hold nodes */
     commit_all();
     wpool_shutdown();
     bcache_shutdown();

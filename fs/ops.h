@@ -11,7 +11,8 @@
  * handle as the kernel guarantees). Sets the node table's hooks and starts the cache and
  * the workers at mount; commits everything and stops them at unmount. Calls: fs/file,
  * fs/xattr (directory defaults for new files), fs/commit, fs/node, fs/paths, fs/backing,
- * fs/bcache, fs/wpool, fs/options, fs/log, fs/errmap, libfuse (buffers). */
+ * fs/bcache, fs/wpool, fs/push (holds, and its stop at unmount), fs/options, fs/log,
+ * fs/errmap, libfuse (buffers). */
 #ifndef B2FS_OPS_H
 #define B2FS_OPS_H
 

@@ -34,6 +34,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("cache_size=", KEY_B2),
     FUSE_OPT_KEY("dirty_size=", KEY_B2),
     FUSE_OPT_KEY("checksums=", KEY_B2),
+    FUSE_OPT_KEY("push_blocks=", KEY_B2),
     FUSE_OPT_END,
 };
 
@@ -52,9 +53,12 @@ static const char usage_text[] =
     "    clevel=N           compression level 0..9 (1)\n"
     "    filters=LIST       filter pipeline joined by '+': shuffle, bitshuffle, delta,\n"
     "                       trunc:BITS, int_trunc:BITS, bytedelta, e.g. delta+shuffle,\n"
-    "                       shuffle+bytedelta, none, or auto: each chunk's filter (none,\n"
-    "                       shuffle, bitshuffle) chosen from its content (auto)\n"
-    "    typesize=N         item size in bytes 1..255 (8)\n"
+    "                       shuffle+bytedelta, none, or auto: each chunk's filters (none,\n"
+    "                       shuffle, bitshuffle, shuffle+bytedelta) chosen from its\n"
+    "                       content (auto)\n"
+    "    typesize=N         item size in bytes 1..255. Not given, filters=auto chooses\n"
+    "                       it from a new file's first chunk: 2, 4, 8 or 16, or 8 when\n"
+    "                       no shuffle pays (8)\n"
     "    chunksize=SIZE     bytes per chunk of new files (1M)\n"
     "    blocksize=SIZE     bytes per block of new files; 0 = automatic: C-Blosc2's choice,\n"
     "                       except that blocks split into streams (a shuffle with a fast\n"
@@ -71,6 +75,10 @@ static const char usage_text[] =
     "                       frame a fingerprint of its header, index and trailer; every\n"
     "                       read checks what it reads, and damage gives EIO, never wrong\n"
     "                       bytes. off: neither written nor checked (on)\n"
+    "    push_blocks=on|off on: a block decoded for a random read goes whole into the\n"
+    "                       kernel's page cache, so reads of its other pages need no\n"
+    "                       request and no decoding (as squashfs does); off: only the pages\n"
+    "                       asked for (on)\n"
     "    ro                 read only\n"
     "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
     "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
@@ -196,10 +204,10 @@ static int set_option(b2fs_config *cfg, const char *arg)
     memcpy(name, arg, nl);
     name[nl] = 0;
     const char *value = eq + 1, *why = NULL;
-    if (!strcmp(name, "checksums")) {
+    if (!strcmp(name, "checksums") || !strcmp(name, "push_blocks")) {
         if (strcmp(value, "on") && strcmp(value, "off"))
             return bad_value(name, value, "on or off");
-        cfg->checksums = !strcmp(value, "on");
+        *(name[0] == 'c' ? &cfg->checksums : &cfg->push_blocks) = !strcmp(value, "on");
     } else if (!strcmp(name, "nthreads")) {
         long v;
         if (parse_int(value, 1, 64, &v))
@@ -269,6 +277,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->dirty_limit = (size_t)64 << 20;
     cfg->rootfd = -1;
     cfg->checksums = 1;
+    cfg->push_blocks = 1;
     struct parse_state ps = {.cfg = cfg};
     if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
         return -1;

@@ -20,6 +20,7 @@ typedef struct b2fs_config {
     size_t cache_size;        /* block cache bound, bytes */
     size_t dirty_limit;       /* uncommitted bytes of all files before writers commit */
     int checksums;            /* write and check checksums (frame/: b2f_checksums_default) */
+    int push_blocks;          /* decoded blocks go whole into the page cache (fs/push) */
     int ro;
     int foreground;
 } b2fs_config;

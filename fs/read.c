@@ -11,6 +11,8 @@
 #include "fs/dirty.h"
 #include "fs/layout.h"
 #include "fs/log.h"
+#include "fs/options.h"
+#include "fs/push.h"
 #include "fs/scratch.h"
 
 /* A read that met damage: one log line per chunk (block b, or -1: its head or the whole
@@ -182,6 +184,9 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             }
             if (dst && !whole)
                 memcpy(out, target + within, take);
+            if (dst && !whole && mode == READ_RANDOM && !n->view && n->chunksize > 0 &&
+                b2fs_cfg.push_blocks)
+                push_offer(n, (uint64_t)c * (uint64_t)n->chunksize + bstart, target, blen);
             /* read-ahead: the reader may have passed this block while it was decoded */
             if (mode == READ_AHEAD)
                 keep = worth_keeping(n, mode, 0, bend);
@@ -294,7 +299,9 @@ static void maybe_readahead(b2fs_node *n, uint64_t off, uint64_t end)
     uint64_t cs = (uint64_t)n->chunksize;
     int64_t first = -1, last = -1;
     pthread_mutex_lock(&n->ra_lock);
-    int sequential = continues_locked(n, off);
+    /* small reads near each other are a program reading at random as often as not (a
+     * sequential one reads through the kernel's read-ahead, in large requests) */
+    int sequential = continues_locked(n, off) && end - off >= STREAM_MIN_READ;
     n->ra_next = end;   /* not the furthest: a reader that starts over is sequential again */
     if (sequential) {
         int64_t c = (int64_t)((end - 1) / cs) + 1;
@@ -410,7 +417,7 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
                 from_frame = p.len;
             if (from_frame) {
                 r = read_chunk_part(n, p.chunk, p.within, (uint32_t)from_frame, (uint8_t *)out,
-                                    streaming ? READ_STREAM : READ_KEEP);
+                                    streaming ? READ_STREAM : READ_RANDOM);
                 if (r < 0)
                     return r;
             }

@@ -7,7 +7,8 @@
  * tasks queued (atomic). Callers hold n->lock (read is enough); read-ahead tasks take it
  * with a try (never waiting: a writer may be waiting for jobs queued behind them) and hold
  * a reference. Damage is logged once per chunk and gives -EIO. Calls: frame/, fs/layout,
- * fs/dirty (lookups only), fs/bcache, fs/wpool, fs/scratch, fs/node, fs/log. */
+ * fs/dirty (lookups only), fs/bcache, fs/wpool, fs/scratch, fs/node, fs/push (offers
+ * only), fs/log. */
 #ifndef B2FS_READ_H
 #define B2FS_READ_H
 
@@ -21,8 +22,10 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off);
 
 /* What read_chunk_part leaves in the block cache: every block it decoded (KEEP); for a
  * sequential reader that will not come back, none that it read to their end (STREAM);
- * for read-ahead, none that the sequential reader already went past (AHEAD). */
-enum { READ_KEEP, READ_STREAM, READ_AHEAD };
+ * for read-ahead, none that the sequential reader already went past (AHEAD). RANDOM is
+ * KEEP for a reader that is not streaming: a block it reads part of is also offered to
+ * the kernel's page cache whole (fs/push). */
+enum { READ_KEEP, READ_STREAM, READ_AHEAD, READ_RANDOM };
 /* Fills [off, off + len) of chunk c of the frame into dst through the block cache (a
  * NULL dst only fills the cache). 0 or a negative code (damage: -EIO, logged). */
 int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t *dst,

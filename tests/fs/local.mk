@@ -41,7 +41,8 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_copytree.sh \
 	tests/fs/mount_b2nd.sh \
 	tests/fs/mount_npy.sh \
-	tests/fs/mount_integrity.sh
+	tests/fs/mount_integrity.sh \
+	tests/fs/mount_push.sh
 TESTS += $(FS_MOUNT_TESTS)
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py tests/fs/tree_compare.py \
 	tests/fs/mount_npy.py tests/fs/mount_integrity.py
