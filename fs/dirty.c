@@ -23,14 +23,17 @@ b2fs_job *dirty_job_find(b2fs_node *n, int64_t c)
     return NULL;
 }
 
-const uint8_t *dirty_image_of(b2fs_node *n, int64_t c)
+const uint8_t *dirty_image_of(b2fs_node *n, int64_t c, uint32_t *valid)
 {
     if (n->chunksize <= 0)
         return NULL;
     b2fs_dirty *d = dirty_find(n, c);
-    if (d)
+    if (d) {
+        *valid = d->valid;
         return d->img;
+    }
     b2fs_job *j = dirty_job_find(n, c);
+    *valid = j ? (uint32_t)j->len : 0;
     return j ? j->img : NULL;
 }
 
@@ -81,7 +84,7 @@ void dirty_img_put(uint8_t *p, size_t len)
     free(p);
 }
 
-int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, b2fs_dirty **out)
+int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, uint32_t valid, b2fs_dirty **out)
 {
     if (n->ndirty == n->cap_dirty) {
         int cap = n->cap_dirty ? n->cap_dirty * 2 : 8;
@@ -99,8 +102,17 @@ int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, b2fs_dirty **out)
     b2fs_dirty *d = &n->dirty[n->ndirty++];
     d->n = c;
     d->img = img;
+    d->valid = valid;
     *out = d;
     return 0;
+}
+
+void dirty_clear_to(b2fs_dirty *d, uint32_t upto)
+{
+    if (upto > d->valid) {
+        memset(d->img + d->valid, 0, upto - d->valid);
+        d->valid = upto;
+    }
 }
 
 void dirty_drop(b2fs_node *n, b2fs_dirty *d)

@@ -16,13 +16,16 @@
 #include "fs/node.h"
 
 /* The bytes of chunk c that are newer than the frame's (a dirty image, or the image of
- * a job in flight), or NULL. */
-const uint8_t *dirty_image_of(b2fs_node *n, int64_t c);
+ * a job in flight), or NULL; *valid: those from it on are zeros (not in the image). */
+const uint8_t *dirty_image_of(b2fs_node *n, int64_t c, uint32_t *valid);
 b2fs_dirty *dirty_find(b2fs_node *n, int64_t c);
 b2fs_job *dirty_job_find(b2fs_node *n, int64_t c);
-/* Makes img (chunksize bytes, owned from now on) the dirty image of chunk c; a job in
- * flight for c is superseded. 0 or -ENOMEM (img is then given back). */
-int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, b2fs_dirty **out);
+/* Makes img (chunksize bytes, owned from now on, the first valid of them set) the dirty
+ * image of chunk c; a job in flight for c is superseded. 0 or -ENOMEM (img is then given
+ * back). */
+int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, uint32_t valid, b2fs_dirty **out);
+/* Clears d's image up to byte upto (the zeros it stands for become real). */
+void dirty_clear_to(b2fs_dirty *d, uint32_t upto);
 void dirty_drop(b2fs_node *n, b2fs_dirty *d);
 size_t dirty_bytes(const b2fs_node *n);
 

@@ -45,6 +45,9 @@
 typedef struct b2fs_dirty {
     int64_t n;              /* chunk number */
     uint8_t *img;           /* chunksize bytes */
+    uint32_t valid;         /* img's bytes from here on are not cleared yet: they read as
+                             * zeros (dirty_clear_to before anything looks at them; a new
+                             * file's first chunk then costs no 1 MiB memset) */
 } b2fs_dirty;
 
 /* A full chunk being compressed on a worker (fs/write). The image stays readable until

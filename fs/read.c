@@ -402,11 +402,16 @@ ssize_t read_range(b2fs_node *n, char *buf, size_t len, uint64_t off)
         if (r < 0)
             return damaged(n, p.chunk, -1, r);
         char *out = buf + (pos - off);
-        const uint8_t *newer = p.chunk >= 0 ? dirty_image_of(n, p.chunk) : NULL;
+        uint32_t valid = 0;
+        const uint8_t *newer = p.chunk >= 0 ? dirty_image_of(n, p.chunk, &valid) : NULL;
         if (p.chunk == LAYOUT_HEADER) {
             memcpy(out, n->view->header + p.within, p.len);
         } else if (newer) {
-            memcpy(out, newer + p.within, p.len);
+            size_t have = valid > p.within ? valid - p.within : 0;
+            if (have > p.len)
+                have = p.len;
+            memcpy(out, newer + p.within, have);
+            memset(out + have, 0, p.len - have);
         } else {
             /* (fixed-size chunks past the frame's end are dirty data or hole) */
             uint64_t content = (uint64_t)p.chunk * (uint64_t)n->chunksize + p.within;
@@ -445,7 +450,8 @@ void read_reset(b2fs_node *n)
  * the frame's end or a zero / uninitialised special chunk. */
 static int is_hole(b2fs_node *n, int64_t c, uint64_t cstart)
 {
-    if (dirty_image_of(n, c))
+    uint32_t valid;
+    if (dirty_image_of(n, c, &valid))
         return 0;
     if (cstart >= n->fnbytes)
         return 1;

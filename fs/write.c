@@ -39,9 +39,7 @@ static int dirty_get(b2fs_node *n, int64_t c, b2fs_dirty **out)
             return r;
         }
     }
-    if (have < cs)
-        memset(img + have, 0, cs - have);
-    return dirty_add(n, c, img, out);
+    return dirty_add(n, c, img, (uint32_t)have, out);
 }
 
 /* For a write that covers all of chunk c: a new image filled by the writer first (what
@@ -51,6 +49,7 @@ static int dirty_replace(b2fs_node *n, int64_t c, write_fill fill, void *ctx, b2
     b2fs_dirty *d = dirty_find(n, c);
     if (d) {
         *out = d;
+        d->valid = (uint32_t)n->chunksize;
         return fill(ctx, d->img, (size_t)n->chunksize);
     }
     uint8_t *img = dirty_img_get((size_t)n->chunksize);
@@ -61,7 +60,7 @@ static int dirty_replace(b2fs_node *n, int64_t c, write_fill fill, void *ctx, b2
         dirty_img_put(img, (size_t)n->chunksize);
         return r;
     }
-    return dirty_add(n, c, img, out);
+    return dirty_add(n, c, img, (uint32_t)n->chunksize, out);
 }
 
 /* The first chunk of an empty file, before anything else of it is encoded, may set the
@@ -87,6 +86,7 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
     int r = dirty_grow_frame(n, start);
     if (r < 0)
         return r;
+    dirty_clear_to(d, (uint32_t)len);
     pick_typesize(n, d, (size_t)len);
     r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
     if (r < 0) {
@@ -198,6 +198,7 @@ static void encode_job(b2fs_task *t)
 /* Hands a full dirty chunk to the workers (the image goes with it). */
 static int submit(b2fs_node *n, b2fs_dirty *d)
 {
+    dirty_clear_to(d, (uint32_t)n->chunksize);
     pick_typesize(n, d, (size_t)n->chunksize);
     b2fs_job *j = calloc(1, sizeof *j);
     b2_cctx *c = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
@@ -348,8 +349,12 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
             r = dirty_replace(n, p.chunk, fill, ctx, &d);
         } else if (r == 0) {
             r = dirty_get(n, p.chunk, &d);
-            if (r == 0)
+            if (r == 0) {
+                dirty_clear_to(d, (uint32_t)p.within);
                 r = fill(ctx, d->img + p.within, p.len);
+                if (r == 0 && p.within + p.len > d->valid)
+                    d->valid = (uint32_t)(p.within + p.len);
+            }
         }
         if (r < 0)
             return pos > off ? (ssize_t)(pos - off) : r;
@@ -397,8 +402,8 @@ int write_truncate(b2fs_node *n, uint64_t size)
             dirty_drop(n, d);
             continue;
         }
-        if (size - start < cs)
-            memset(d->img + (size - start), 0, (size_t)(cs - (size - start)));
+        if (size - start < d->valid)
+            d->valid = (uint32_t)(size - start);   /* what was past the cut reads as zeros */
         i++;
     }
     if (size < n->fnbytes) {
