@@ -50,7 +50,8 @@ typedef struct sample {
     b2_codec_state *cs;
 } sample;
 
-/* 1 when the sample is ready, 0 when n is too little to tell, or B2E_NOMEM. */
+/* 1 when the sample is ready, 0 when n is too little to tell. Its buffers come with the
+ * first trial (sample_buffers). */
 static int sample_open(sample *s, const uint8_t *src, int32_t n, b2_codec_state *cs)
 {
     int whole = (size_t)n < (size_t)NPIECES * PIECE;   /* one piece: all of it */
@@ -61,24 +62,33 @@ static int sample_open(sample *s, const uint8_t *src, int32_t n, b2_codec_state 
     s->npieces = whole ? 1 : NPIECES;
     s->cs = cs;
     s->buf = NULL;
-    if (s->piece < 64)
-        return 0;   /* too little to tell */
-    s->buf = malloc(3 * s->piece);
-    return s->buf ? 1 : B2E_NOMEM;
+    return s->piece >= 64;   /* else too little to tell */
+}
+
+static int sample_buffers(sample *s)
+{
+    if (!s->buf)
+        s->buf = malloc(3 * s->piece);
+    return s->buf ? 0 : B2E_NOMEM;
 }
 
 /* Whether the sample looks like text: UTF-8 or another ASCII superset, no NUL and no other
- * control bytes than \t \n \v \f \r and escape (one in a thousand forgiven). */
+ * control bytes than \t \n \v \f \r and escape (one in a thousand forgiven), in the
+ * first TEXT_LOOK bytes of each piece. */
+#define TEXT_LOOK 2048
 static int looks_like_text(const sample *s)
 {
-    size_t odd = 0, total = 0;
+    static const uint8_t odd_byte[256] = {
+        [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+        [0x07] = 1, [0x08] = 1, [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1,
+        [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1,
+        [0x1a] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [0x7f] = 1};
+    size_t odd = 0, total = 0, look = s->piece < TEXT_LOOK ? s->piece : TEXT_LOOK;
     for (int i = 0; i < s->npieces; i++) {
         const uint8_t *p = s->src + s->off[i];
-        for (size_t k = 0; k < s->piece; k++) {
-            uint8_t b = p[k];
-            odd += (b < 0x20 && (b < 0x09 || (b > 0x0d && b != 0x1b))) || b == 0x7f;
-        }
-        total += s->piece;
+        for (size_t k = 0; k < look; k++)
+            odd += odd_byte[p[k]];
+        total += look;
     }
     return odd * 1000 <= total;
 }
@@ -158,15 +168,16 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
     *out = *base;
     out->choose = 0;
     sample s;
-    int rc = sample_open(&s, src, n, cs);
-    if (rc <= 0)
-        return rc;   /* 0: too little to tell, the base parameters */
+    if (!sample_open(&s, src, n, cs))
+        return 0;   /* too little to tell: the base parameters */
     int ts = base->typesize;
     if (looks_like_text(&s)) {
-        free(s.buf);
         pipeline_of(&plain, ts, out->filters, out->filters_meta);
         return 0;
     }
+    int rc = sample_buffers(&s);
+    if (rc < 0)
+        return rc;
     int64_t bytes = 0;
     const candidate *best = best_filter(&s, ts, &bytes);
     int stored = bytes * 100 >= sample_bytes(&s) * 97;
@@ -183,15 +194,16 @@ int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t 
                             b2_codec_state *cs)
 {
     sample s;
-    int rc = sample_open(&s, src, n, cs);
-    if (rc <= 0)
-        return rc < 0 ? rc : base->typesize;
+    /* a file too small for two pieces has its filters tried on all of it anyway; text,
+     * and data that no shuffle helps (programs, compressed), have no items to find */
+    if (!sample_open(&s, src, n, cs) || s.npieces < NPIECES || looks_like_text(&s))
+        return base->typesize;
+    int rc = sample_buffers(&s);
+    if (rc < 0)
+        return rc;
     int64_t bytes = 0;
     int best_ts = base->typesize;
-    /* data that no shuffle helps (text, programs, compressed) has no items to find; nor
-     * has a file too small for two pieces (its filters are tried on all of it anyway) */
-    if (base->typesize > 1 && s.npieces == NPIECES && !looks_like_text(&s) &&
-        best_filter(&s, base->typesize, &bytes) != &plain &&
+    if (base->typesize > 1 && best_filter(&s, base->typesize, &bytes) != &plain &&
         bytes * 100 < sample_bytes(&s) * 97) {
         static const int sizes[] = {2, 4, 8, 16};
         const candidate *all[] = {&shuffled, &bitshuffled, &bytedelta};
