@@ -18,7 +18,7 @@ typedef struct item {
     fuse_ino_t ino;
     uint64_t gen, off;
     uint8_t *data;
-    size_t len;
+    size_t len, cap;        /* len 0: nothing offered */
 } item;
 
 static pthread_mutex_t push_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -131,31 +131,39 @@ void push_begin(void)
     collecting = 1;
 }
 
-void push_offer(b2fs_node *n, uint64_t off, const uint8_t *data, size_t len)
+uint8_t *push_offer_buf(b2fs_node *n, uint64_t off, size_t len)
 {
-    if (!collecting || !__atomic_load_n(&running, __ATOMIC_RELAXED) || len == 0)
-        return;
+    if (!collecting || !__atomic_load_n(&running, __ATOMIC_RELAXED) || len == 0 || off % PAGE)
+        return NULL;
     item *it = offered;   /* (one request reads one node) */
-    if (it && it->len < len) {
+    if (it && it->cap < len) {
         uint8_t *bigger = realloc(it->data, len);
         if (!bigger)
-            return;
+            return NULL;
         it->data = bigger;
+        it->cap = len;
     }
     if (!it) {
         it = calloc(1, sizeof *it);
         if (!it || !(it->data = malloc(len))) {
             free(it);
-            return;
+            return NULL;
         }
+        it->cap = len;
         node_ref(n);
         it->n = n;
         offered = it;
     }
-    memcpy(it->data, data, len);
     it->len = len;
     it->off = off;
     it->gen = n->gen;
+    return it->data;
+}
+
+void push_offer_cancel(void)
+{
+    if (offered)
+        offered->len = 0;
 }
 
 void push_send(fuse_ino_t ino, int ok)
@@ -167,7 +175,7 @@ void push_send(fuse_ino_t ino, int ok)
     offered = NULL;
     it->ino = ino;
     pthread_mutex_lock(&push_lock);
-    int take = ok && running && nqueued < MAX_QUEUED && it->n->push_holds == 0;
+    int take = ok && it->len && running && nqueued < MAX_QUEUED && it->n->push_holds == 0;
     if (take) {
         it->next = NULL;
         if (tail)

@@ -34,9 +34,12 @@ void push_stop(void);
 /* Before a read request: blocks offered on this thread from now until push_send are for
  * its reply (offers at other times, as a rewrite's reads, are ignored). */
 void push_begin(void);
-/* From the read path (n->lock held): the block of len bytes at file offset off, just
- * decoded, is offered for the page cache. Copied; one block a request, the last offered. */
-void push_offer(b2fs_node *n, uint64_t off, const uint8_t *data, size_t len);
+/* From the read path (n->lock held): the block of len bytes at file offset off is offered
+ * for the page cache. push_offer_buf gives the buffer to put its bytes in (NULL: no offer
+ * now); push_offer_cancel takes the offer back when they could not be had. One block a
+ * request, the last offered. */
+uint8_t *push_offer_buf(b2fs_node *n, uint64_t off, size_t len);
+void push_offer_cancel(void);
 /* After the reply to a read of kernel inode ino: queues the block this request offered
  * (none: nothing). With ok = 0 (no reply was sent), drops it. */
 void push_send(fuse_ino_t ino, int ok);

@@ -163,7 +163,20 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
         /* a view's streaming reader takes a block out of the cache once it has all of it */
         int (*find)(uint64_t, int64_t, int32_t, size_t, void *, size_t) =
             n->view && mode == READ_STREAM && behind_reader(n, bend) ? bcache_take : lookup;
-        if (!reader_has_it && !find(n->gen, c, b, within, out, dst ? take : 0)) {
+        /* a random reader's block goes whole into the page cache (fs/push), once */
+        uint8_t *offer = dst && mode == READ_RANDOM && !n->view && n->chunksize > 0 &&
+                                 b2fs_cfg.push_blocks && !(!within && take == blen)
+                             ? push_offer_buf(n, (uint64_t)c * (uint64_t)n->chunksize + bstart, blen)
+                             : NULL;
+        int hit;
+        if (offer) {
+            hit = find(n->gen, c, b, 0, offer, blen);
+            if (hit)
+                memcpy(out, offer + within, take);
+        } else {
+            hit = reader_has_it || find(n->gen, c, b, within, out, dst ? take : 0);
+        }
+        if (!hit) {
             int whole = dst && !within && take == blen;
             int keep = worth_keeping(n, mode, within + take == blen, bend);
             /* a block the reader wants only part of (or not at all) is decoded straight
@@ -171,8 +184,11 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             bcache_entry *slot = NULL;
             uint8_t *target = whole ? out : keep ? bcache_reserve(blen, &slot) : NULL;
             if (!target) {
-                if (!scratch && !(scratch = scratch_get((size_t)bs)))
+                if (!scratch && !(scratch = scratch_get((size_t)bs))) {
+                    if (offer)
+                        push_offer_cancel();
                     return -ENOMEM;
+                }
                 target = scratch;
             }
             r = b2f_read_blocks(f, ctx, c, b, 1, target, blen);
@@ -180,13 +196,14 @@ int read_chunk_part(b2fs_node *n, int64_t c, uint32_t off, uint32_t len, uint8_t
             if (r < 0) {
                 bcache_cancel(slot);
                 scratch_done(scratch, (size_t)bs);
+                if (offer)
+                    push_offer_cancel();
                 return damaged(n, c, b, r);
             }
             if (dst && !whole)
                 memcpy(out, target + within, take);
-            if (dst && !whole && mode == READ_RANDOM && !n->view && n->chunksize > 0 &&
-                b2fs_cfg.push_blocks)
-                push_offer(n, (uint64_t)c * (uint64_t)n->chunksize + bstart, target, blen);
+            if (offer)
+                memcpy(offer, target, blen);
             /* read-ahead: the reader may have passed this block while it was decoded */
             if (mode == READ_AHEAD)
                 keep = worth_keeping(n, mode, 0, bend);
