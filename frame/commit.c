@@ -168,6 +168,7 @@ int b2f_commit(b2_frame *f, int durable, char *err, size_t errlen)
         return B2F_ERDONLY;
     if (!f->dirty)
         return 0;
+    b2f_window_drop(f);
     return f->nbytes > 0 ? commit_regular(f, durable, err, errlen)
                          : commit_empty(f, durable, err, errlen);
 }

@@ -2,6 +2,7 @@
  * Calls: codec/ only (every other frame/ file may call this one). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -77,6 +78,50 @@ int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off)
         off += (uint64_t)r;
     }
     return 0;
+}
+
+int b2f_file_read(const b2_frame *f, void *buf, size_t len, uint64_t off)
+{
+    if (f->win && off <= f->win_len && len <= f->win_len - off) {
+        memcpy(buf, f->win + off, len);
+        return 0;
+    }
+    return b2f_io_pread(&f->io, f->fd, buf, len, off);
+}
+
+/* All windows together, bytes (atomic): a daemon with many small frames open keeps this
+ * much of them at most. */
+#define WINDOWS_MAX ((size_t)32 << 20)
+static size_t windows_bytes;
+
+void b2f_window_fill(b2_frame *f)
+{
+    b2f_window_drop(f);
+    if (f->file_size <= 0 || (size_t)f->file_size > B2F_WINDOW_MAX)
+        return;
+    size_t len = (size_t)f->file_size;
+    if (__atomic_add_fetch(&windows_bytes, len, __ATOMIC_RELAXED) > WINDOWS_MAX) {
+        __atomic_sub_fetch(&windows_bytes, len, __ATOMIC_RELAXED);
+        return;
+    }
+    uint8_t *w = malloc(len);
+    if (!w || b2f_io_pread(&f->io, f->fd, w, len, 0) < 0) {
+        free(w);   /* (the reads that follow say what is wrong) */
+        __atomic_sub_fetch(&windows_bytes, len, __ATOMIC_RELAXED);
+        return;
+    }
+    f->win = w;
+    f->win_len = len;
+}
+
+void b2f_window_drop(b2_frame *f)
+{
+    if (!f->win)
+        return;
+    free(f->win);
+    __atomic_sub_fetch(&windows_bytes, f->win_len, __ATOMIC_RELAXED);
+    f->win = NULL;
+    f->win_len = 0;
 }
 
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off)

@@ -45,6 +45,9 @@ enum b2f_error {
 
 /* Describes any code: 0, B2F_E*, B2E_* or -errno (strerror's text). */
 const char *b2f_strerror(int code);
+/* The versions of the libraries the frame layer runs with: the codecs' and libxxhash's
+ * ("lz4 1.9.4, zstd 1.5.4, zlib 1.2.13, xxhash 0.8.1"), into out (cap bytes). */
+void b2f_lib_versions(char *out, size_t cap);
 
 /* Sets the process's malloc up for writing frames (buffers of a chunk each, reused
  * instead of faulted in afresh); programs call it first thing in main. */

@@ -124,6 +124,10 @@ struct b2_frame {
     uint8_t *hdr;           /* the header bytes (h.header_len) */
     uint32_t trailer_len;
     int64_t file_size;      /* at open / last commit */
+    uint8_t *win;           /* a small file whole, as read at open (one pread instead of a
+                             * dozen); reads inside it come from it (b2f_file_read). Dropped at
+                             * commit and release (b2f_window_drop) */
+    size_t win_len;
     int nmeta;
     b2f_mentry meta[B2F_MAX_META];
     int nvlmeta;
@@ -215,6 +219,13 @@ int b2f_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 int b2f_sys_error(void);
 /* I/O through the frame's table: whole reads/writes or a negative code. */
 int b2f_io_pread(const b2f_io *io, int fd, void *buf, size_t len, uint64_t off);
+/* Reads of the frame's file: from its window when they fall inside it. */
+int b2f_file_read(const b2_frame *f, void *buf, size_t len, uint64_t off);
+/* The window: the whole file read at once when it is no larger than B2F_WINDOW_MAX (and
+ * all windows together stay under a bound); dropped before the file changes. */
+#define B2F_WINDOW_MAX ((size_t)64 << 10)
+void b2f_window_fill(b2_frame *f);
+void b2f_window_drop(b2_frame *f);
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off);
 void b2f_io_init(b2f_io *dst, const b2f_io *src);
 

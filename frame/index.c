@@ -83,7 +83,7 @@ static int load_entry(b2_frame *f, int64_t i, int64_t v, uint64_t *sum, char *er
                         "chunks region (%lld bytes after the %d-byte header)", (long long)i,
                         (long long)v, (long long)region, f->h.header_len);
     uint8_t hb[B2_HEADER_LEN];
-    int rc = b2f_io_pread(&f->io, f->fd, hb, sizeof hb, (uint64_t)f->h.header_len + (uint64_t)v);
+    int rc = b2f_file_read(f, hb, sizeof hb, (uint64_t)f->h.header_len + (uint64_t)v);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "chunk %lld: cannot read its header at file offset %lld: %s",
                         (long long)i, (long long)(f->h.header_len + v), b2f_strerror(rc));
@@ -119,7 +119,7 @@ int b2f_index_read(b2_frame *f, int64_t at, int64_t len, int64_t want, int64_t *
     uint8_t *ib = malloc((size_t)len);
     if (!ib)
         return B2E_NOMEM;
-    int rc = b2f_io_pread(&f->io, f->fd, ib, (size_t)len, (uint64_t)at);
+    int rc = b2f_file_read(f, ib, (size_t)len, (uint64_t)at);
     if (rc < 0) {
         free(ib);
         return b2f_fail(err, errlen, rc, "cannot read the index chunk: %s", b2f_strerror(rc));

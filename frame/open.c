@@ -49,6 +49,7 @@ void b2f_release(b2_frame *f)
     free(f->sums_table);
     f->sums_table = NULL;
     f->sums_len = 0;
+    b2f_window_drop(f);
     f->sealed = f->meta_changed = 0;
     if (f->bp)
         b2bp_close(f->bp);
@@ -62,7 +63,7 @@ static int read_new(b2_frame *f, uint64_t off, size_t n, uint8_t **out, const ch
     uint8_t *b = malloc(n ? n : 1);
     if (!b)
         return B2E_NOMEM;
-    int rc = b2f_io_pread(&f->io, f->fd, b, n, off);
+    int rc = b2f_file_read(f, b, n, off);
     if (rc < 0) {
         free(b);
         return b2f_fail(err, errlen, rc, "cannot read the %s (%zu bytes at %llu): %s", what, n,
@@ -145,7 +146,8 @@ static int open_once(b2_frame *f, char *err, size_t errlen)
     if (f->file_size < B2F_HEADER_MINLEN)
         return b2f_fail(err, errlen, B2F_EFORMAT, "file of %lld bytes: too short for a frame",
                         (long long)f->file_size);
-    rc = b2f_io_pread(&f->io, f->fd, fixed, sizeof fixed, 0);
+    b2f_window_fill(f);
+    rc = b2f_file_read(f, fixed, sizeof fixed, 0);
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot read the header: %s", b2f_strerror(rc));
     b2f_hdr *h = &f->h;
@@ -159,6 +161,8 @@ static int open_once(b2_frame *f, char *err, size_t errlen)
     if (h->frame_len > f->file_size)
         return b2f_fail(err, errlen, B2F_EHEADER, "frame length %lld past the end of the file "
                         "(%lld bytes)", (long long)h->frame_len, (long long)f->file_size);
+    if (f->win && h->frame_len > (int64_t)f->win_len)
+        return HEADER_MOVED;   /* the file grew while it was read: a commit; again */
     if (h->header_len > B2F_MAX_HEADER_LEN)
         return b2f_fail(err, errlen, B2F_ETOOBIG, "header of %d bytes", h->header_len);
     rc = read_new(f, 0, (size_t)h->header_len, &f->hdr, "header", err, errlen);
@@ -172,7 +176,7 @@ static int open_once(b2_frame *f, char *err, size_t errlen)
 
     /* The trailer: its length sits 22 bytes before the frame end. */
     uint8_t tail[B2F_TRAILER_MINLEN];
-    rc = b2f_io_pread(&f->io, f->fd, tail, sizeof tail, (uint64_t)(h->frame_len - sizeof tail));
+    rc = b2f_file_read(f, tail, sizeof tail, (uint64_t)(h->frame_len - sizeof tail));
     if (rc < 0)
         return b2f_fail(err, errlen, rc, "cannot read the trailer: %s", b2f_strerror(rc));
     int64_t tl = (int64_t)b2f_be_get(tail + 3, 4);

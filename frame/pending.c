@@ -53,6 +53,7 @@ static int cmp_data(const void *a, const void *b)
 int b2f_pending_layout(b2_frame *f, b2f_pending **out)
 {
     *out = NULL;
+    b2f_window_drop(f);   /* the file changes from now on */
     b2f_pending *p = calloc(1, sizeof *p);
     int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
     int64_t nput = 0;

@@ -93,7 +93,7 @@ static int disk_read(void *opaque, uint64_t off, size_t len, void *buf)
     disk_src *d = opaque;
     if (off > d->cbytes || len > d->cbytes - off)
         return B2E_IO;
-    return b2f_io_pread(&d->f->io, d->f->fd, buf, len, d->base + off) < 0 ? B2E_IO : 0;
+    return b2f_file_read(d->f, buf, len, d->base + off) < 0 ? B2E_IO : 0;
 }
 
 static void src_for(b2_frame *f, int64_t n, const b2f_lay *e, b2_chunk_src *src, disk_src *d)
@@ -135,7 +135,7 @@ static int check_head(b2_frame *f, int64_t n, const b2_chunk_layout *lay)
     if (rc > 0 && !(head = malloc(end[0] ? end[0] : 1)))
         rc = B2E_NOMEM;
     if (rc > 0)
-        rc = b2f_io_pread(&f->io, f->fd, head, end[0],
+        rc = b2f_file_read(f, head, end[0],
                           (uint64_t)f->h.header_len + (uint64_t)c->off);
     if (rc == 0)
         rc = b2f_sum_holds(c->sums, c->nsums, 0, head, end[0]);
@@ -162,7 +162,7 @@ static int stored_checked(b2_frame *f, const b2f_chunk *c, int32_t header_len, i
     if (!buf)
         return B2E_NOMEM;
     uint64_t base = (uint64_t)f->h.header_len + (uint64_t)c->off + (uint64_t)header_len;
-    int rc = b2f_io_pread(&f->io, f->fd, buf, (size_t)(hi - lo), base + lo);
+    int rc = b2f_file_read(f, buf, (size_t)(hi - lo), base + lo);
     for (uint64_t p = lo; rc == 0 && p < hi; p += span) {
         size_t piece = (size_t)(hi - p < span ? hi - p : span);
         rc = b2f_sum_holds(c->sums, c->nsums, (uint32_t)(1 + p / span), buf + (p - lo), piece);
@@ -580,7 +580,7 @@ static int raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
     } else if (c->off < 0) {
         rc = b2f_make_special(f, n, b, len);
     } else {
-        rc = b2f_io_pread(&f->io, f->fd, b, len, (uint64_t)f->h.header_len + (uint64_t)c->off);
+        rc = b2f_file_read(f, b, len, (uint64_t)f->h.header_len + (uint64_t)c->off);
         if (rc == 0)
             rc = (int)len;
     }

@@ -13,6 +13,7 @@
  * An entry holds for chunk `chunk` while the index still gives it that offset and size:
  * a chunk another program rewrote since has none, and reads unverified.
  * Calls: codec/ (chunk layouts); fio.c. */
+#include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -399,4 +400,13 @@ int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t
     *out = b.p;
     *len = b.len;
     return 0;
+}
+
+void b2f_lib_versions(char *out, size_t cap)
+{
+    b2_codec_lib_versions(out, cap);
+    size_t used = strlen(out);
+    unsigned v = XXH_versionNumber();
+    if (used < cap)
+        snprintf(out + used, cap - used, ", xxhash %u.%u.%u", v / 10000, v / 100 % 100, v % 100);
 }
