@@ -87,6 +87,9 @@ const char *b2_strerror(int code);
 /* "blosclz", "lz4", ...; NULL for an unknown id. b2_codec_from_name returns < 0 if unknown. */
 const char *b2_codec_name(int codec);
 int b2_codec_from_name(const char *name);
+/* The versions of the codec libraries running, "lz4 1.9.4, zstd 1.5.4, zlib 1.2.13", into
+ * out (cap bytes). */
+void b2_codec_lib_versions(char *out, size_t cap);
 
 #define B2_MAX_FILTERS 6
 #define B2_HEADER_LEN_V1 16

@@ -2,6 +2,7 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -220,4 +221,10 @@ void b2_codec_state_release(b2_codec_state *st)
     free(st->zlib_c);
     free(st->zlib_d);
     memset(st, 0, sizeof *st);
+}
+
+void b2_codec_lib_versions(char *out, size_t cap)
+{
+    snprintf(out, cap, "lz4 %s, zstd %s, zlib %s", LZ4_versionString(), ZSTD_versionString(),
+             zlibVersion());
 }

@@ -48,7 +48,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return bt_usage(usage, BT_OK);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-        printf("b2frame (b2fs) %s\n", PACKAGE_VERSION);
+        char libs[200];
+        b2f_lib_versions(libs, sizeof libs);
+        printf("b2frame (b2fs) %s\n%s\n", PACKAGE_VERSION, libs);
         return BT_OK;
     }
     b2f_malloc_policy();

@@ -242,7 +242,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
         ps->exit_now = 1;
         return 0;
     case KEY_VERSION:
-        printf("b2fs %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
+        char libs[200];
+        b2f_lib_versions(libs, sizeof libs);
+        printf("b2fs %s\nlibfuse %s, %s\n", PACKAGE_VERSION, fuse_pkgversion(), libs);
         ps->exit_now = 1;
         return 0;
     case KEY_FOREGROUND:

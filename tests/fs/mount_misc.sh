@@ -24,6 +24,8 @@ rmdir "$BACK/inner"
 check "nothing got mounted" not grep -q " $MNT " /proc/mounts
 check "--help lists the b2fs options" grep -q "cache_size" <("$B2FS" --help)
 check "--version" grep -q "^b2fs " <("$B2FS" --version)
+check "--version names the libraries it runs with" \
+    grep -Eq "^libfuse [0-9.]+, lz4 [0-9.]+, zstd [0-9.]+, zlib [0-9.]+, xxhash [0-9.]+$" <("$B2FS" --version)
 check "pipeline with + accepted" mount_b2fs -o codec=zstd,clevel=3,filters=delta+shuffle,typesize=4,chunksize=128K,blocksize=0,nthreads=2,cache_size=16M
 seq 1 1000 >"$MNT/p"
 check "  ... and used" [ "$(getfattr --only-values -n user.blosc2.filters "$MNT/p" 2>/dev/null)" = delta,shuffle ]

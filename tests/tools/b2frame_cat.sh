@@ -137,6 +137,7 @@ check "cat of a missing file names it" grep -q "$T/missing: No such file" "$T/er
 check "unknown command: exit 2" test $? -eq 2
 check "--help" sh -c "'$B2FRAME' --help | grep -q '^Usage: b2frame COMMAND'"
 check "--version" sh -c "'$B2FRAME' --version | grep -q '^b2frame (b2fs) '"
+check "--version names the libraries it runs with" sh -c "'$B2FRAME' --version | grep -Eq '^lz4 [0-9.]+, zstd [0-9.]+, zlib [0-9.]+, xxhash [0-9.]+\$'"
 for cmd in info cat pack unpack verify compact meta; do
     check "$cmd --help" sh -c "'$B2FRAME' $cmd --help | grep -q 'Usage: b2frame $cmd'"
 done
