@@ -2,6 +2,9 @@
 EXTRA_DIST += contrib/install-deps contrib/run-tests contrib/quickstart contrib/bench-results \
 	contrib/same-bytes contrib/bench-builds contrib/bench-npy contrib/bench-lib.sh \
 	contrib/bench-mixed contrib/check-calls
+# Bash completion for both commands, where bash-completion looks for it.
+bashcompdir = $(datadir)/bash-completion/completions
+dist_bashcomp_DATA = contrib/completion/b2frame contrib/completion/b2fs
 # b2frame: the command-line tool and its man page.
 bin_PROGRAMS += contrib/b2frame
 contrib_b2frame_SOURCES = contrib/b2frame.h contrib/b2frame.c contrib/b2frame_common.c \
