@@ -17,6 +17,10 @@
 
 /* Seconds the kernel may keep a name's inode and an inode's attributes. */
 #define TIMEOUT 1.0
+/* Seconds it may remember that a name does not exist: `cp` looks a name up, then creates it,
+ * and the create's own lookup need not come to the daemon again. Short, since a file another
+ * mount makes stays hidden that long. */
+#define NEGATIVE_TIMEOUT 0.2
 
 static void reply_result(fuse_req_t req, int r)
 {
@@ -30,13 +34,19 @@ static b2fs_caller caller_of(fuse_req_t req)
     return who;
 }
 
-/* Answers a lookup (or a call that made name in parent) with the entry at path. */
+/* Answers a lookup (or a call that made name in parent) with the entry at path; a lookup
+ * of a name that does not exist with a negative entry. */
 static void reply_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
-                        struct fuse_file_info *fi)
+                        struct fuse_file_info *fi, int lookup)
 {
     struct fuse_entry_param e;
     memset(&e, 0, sizeof e);
     int r = ops_getattr(path, &e.attr, fi);
+    if (r == -ENOENT && lookup) {
+        e.entry_timeout = NEGATIVE_TIMEOUT;   /* ino 0: the kernel keeps "no such name" */
+        fuse_reply_entry(req, &e);
+        return;
+    }
     if (r) {
         reply_result(req, r);
         return;
@@ -85,7 +95,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         reply_result(req, r);
         return;
     }
-    reply_entry(req, parent, name, path, NULL);
+    reply_entry(req, parent, name, path, NULL, 1);
     free(path);
 }
 
@@ -220,7 +230,7 @@ static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name, enum
     if (r)
         reply_result(req, r);
     else
-        reply_entry(req, parent, name, path, NULL);
+        reply_entry(req, parent, name, path, NULL, 0);
     free(path);
 }
 
@@ -289,7 +299,7 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
     if (r)
         reply_result(req, r);
     else
-        reply_entry(req, newparent, newname, to, NULL);
+        reply_entry(req, newparent, newname, to, NULL, 0);
     free(from);
     free(to);
 }
@@ -322,7 +332,7 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     if (r)
         reply_result(req, r);
     else
-        reply_entry(req, parent, name, path, fi);
+        reply_entry(req, parent, name, path, fi, 0);
     free(path);
 }
 

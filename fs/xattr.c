@@ -36,6 +36,14 @@ static int is_param(const char *n)
 /* Applies the directory defaults stored on the backing directory fd to p. */
 static void apply_dir_defaults(int fd, b2f_params *p)
 {
+    /* one call for the names: most directories have no defaults of their own */
+    char names[4096];
+    ssize_t nl = flistxattr(fd, names, sizeof names);
+    int any = nl < 0;   /* (too many names to list here: look each one up) */
+    for (ssize_t i = 0; i < nl && !any; i += (ssize_t)strlen(names + i) + 1)
+        any = !strncmp(names + i, HIDDEN, sizeof HIDDEN - 1);
+    if (!any)
+        return;
     for (int i = 0; i < NPARAM; i++) {
         char key[64], val[128];
         snprintf(key, sizeof key, HIDDEN "%s", param_names[i]);
