@@ -337,6 +337,16 @@ int node_adopt(int fd, b2_frame *f, const char *bpath, int dirfd, const char *na
     return 0;
 }
 
+int node_rename_in_place(b2fs_node *n, const char *name)
+{
+    if (n->dirfd < 0 || !n->name)
+        return -ENOENT;
+    if (renameat2(n->dirfd, n->name, n->dirfd, name, RENAME_NOREPLACE) < 0)
+        return -errno;
+    set_location(n, n->dirfd, name);
+    return 0;
+}
+
 void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name)
 {
     b2fs_node *n = node_find(dev, ino);

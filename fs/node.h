@@ -170,6 +170,9 @@ void node_each(void (*fn)(b2fs_node *n, void *arg), void *arg);
 /* The following need n->lock (write), except node_fill_stat (read is enough). */
 /* A backing file was renamed through the mount: its node follows. Takes the lock. */
 void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name);
+/* Renames n's backing file to name in its directory, unless name exists there; n follows.
+ * 0 or -errno (nothing renamed). */
+int node_rename_in_place(b2fs_node *n, const char *name);
 /* The node's file got a new inode (another mount's rewrite). */
 void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
 /* Renames tmp (the new version of n's file, open as fd) over name in dirfd and moves n to

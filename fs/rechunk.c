@@ -2,6 +2,7 @@
 #include "fs/rechunk.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,20 @@ static int rewrite(b2fs_node *n, replace_writer write, const char *what)
     return r;
 }
 
+/* A file written as STEM.npy that is no array for b2fs: its backing name STEM.b2nd would
+ * say "array" to C-Blosc2 (b2nd_open refuses it), so it becomes STEM.npy.b2frame, which
+ * the mount shows under the same name. */
+static void stop_being_array(b2fs_node *n)
+{
+    char name[300];
+    size_t sl = strlen(n->name) - strlen(".b2nd");
+    if (snprintf(name, sizeof name, "%.*s.npy.b2frame", (int)sl, n->name) >= 256)
+        return;
+    int r = node_rename_in_place(n, name);
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot rename it to %s: %s", n->path, name, strerror(-r));
+}
+
 int rechunk_npy_to_array(b2fs_node *n)
 {
     if (n->view || !n->frame || !n->writable || !n->name || !name_is_array(n->name) || n->chunksize <= 0 ||
@@ -101,12 +116,14 @@ int rechunk_npy_to_array(b2fs_node *n)
         r = b2f_npy_check(head, hl, n->fnbytes, &npy, &nd, &itemsize, err, sizeof err);
     free(head);
     if (r == 1)
+        return 0;   /* (a frame of C-Blosc2's under its own name, say) */
+    if (r < 0 && r != -EIO) {
+        b2fs_log(LOG_INFO, "%s: stays an ordinary frame, not an array: %s", n->path, err);
+        stop_being_array(n);
         return 0;
-    if (r < 0) {
-        if (r != -EIO)
-            b2fs_log(LOG_INFO, "%s: stays an ordinary frame, not an array: %s", n->path, err);
-        return r == -EIO ? r : 0;
     }
+    if (r < 0)
+        return r;
     r = rewrite(n, b2f_array_from_npy_into, "storing the .npy file as an array");
     if (r == 0) {
         n->cached_ok = 0;   /* the header may differ from the one written */

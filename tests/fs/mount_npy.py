@@ -199,6 +199,10 @@ elif check == "not-arrays":
             fail("%s: stored as an array" % k)
         except OSError:
             pass
+        # not under STEM.b2nd, which says "array" to C-Blosc2, but as an ordinary frame
+        if os.path.exists(os.path.join(back, k + ".b2nd")) or \
+                not os.path.exists(os.path.join(back, k + ".npy.b2frame")):
+            fail("%s: not stored as %s.npy.b2frame: %s" % (k, k, sorted(os.listdir(back))))
     if not np.array_equal(np.load(os.path.join(mnt, "fortran.npy")), f):
         fail("fortran: np.load differs")
 else:
