@@ -241,12 +241,13 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
         printf("%s", usage_text);
         ps->exit_now = 1;
         return 0;
-    case KEY_VERSION:
+    case KEY_VERSION: {
         char libs[200];
         b2f_lib_versions(libs, sizeof libs);
         printf("b2fs %s\nlibfuse %s, %s\n", PACKAGE_VERSION, fuse_pkgversion(), libs);
         ps->exit_now = 1;
         return 0;
+    }
     case KEY_FOREGROUND:
         ps->cfg->foreground = 1;
         return 1;
