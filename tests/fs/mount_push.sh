@@ -130,5 +130,6 @@ print("stale pages seen:", bad, "whole file right:", whole == want)
 sys.exit(bad != 0 or whole != want)
 EOF
 unmount_b2fs
+check "no ThreadSanitizer report in the daemon's log" not grep -q "ThreadSanitizer" "$WORK/b2fs.log"
 check "the frames are valid" sh -c 'for f in g h; do "$2" verify -q "$1/$f.b2frame" || exit 1; done' sh "$BACK" "$B2FRAME"
 finish
