@@ -2,7 +2,8 @@
 # push_blocks: a block decoded for a random read goes whole into the kernel's page cache.
 # Random reads then decode each block once (user.blosc2.decoded counts them, with a block
 # cache too small to help), read the right bytes, and never show old bytes after a write,
-# a truncate or a rewrite, also to descriptors opened before and to mmap.
+# a truncate or a rewrite, also to descriptors opened before and to mmap. Built with
+# --enable-tsan (contrib/run-tests' ThreadSanitizer stage) the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
