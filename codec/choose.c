@@ -93,9 +93,11 @@ static int looks_like_text(const sample *s)
     return odd * 1000 <= total;
 }
 
-static int64_t sample_bytes(const sample *s)
+/* Whether bytes, what a candidate made of the sample, is small enough to be worth a codec
+ * pass: below 97 % of the sample. */
+static int compresses(const sample *s, int64_t bytes)
 {
-    return (int64_t)s->npieces * (int64_t)s->piece;
+    return bytes * 100 < (int64_t)s->npieces * (int64_t)s->piece * 97;
 }
 
 static void pipeline_of(const candidate *c, int ts, uint8_t filters[B2_MAX_FILTERS],
@@ -180,7 +182,7 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
         return rc;
     int64_t bytes = 0;
     const candidate *best = best_filter(&s, ts, &bytes);
-    int stored = bytes * 100 >= sample_bytes(&s) * 97;
+    int stored = !compresses(&s, bytes);
     if (!stored && best != &plain && entropy_coded(base->codec) &&
         weighed(trial(&s, &bytedelta, ts, base->codec, base->clevel), &bytedelta) <
             weighed(trial(&s, best, ts, base->codec, base->clevel), best))
@@ -204,7 +206,7 @@ int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t 
     int64_t bytes = 0;
     int best_ts = base->typesize;
     if (base->typesize > 1 && best_filter(&s, base->typesize, &bytes) != &plain &&
-        bytes * 100 < sample_bytes(&s) * 97) {
+        compresses(&s, bytes)) {
         static const int sizes[] = {2, 4, 8, 16};
         const candidate *all[] = {&shuffled, &bitshuffled, &bytedelta};
         int64_t best_w = -1;

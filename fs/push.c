@@ -56,7 +56,7 @@ static void store(item *it)
     size_t len = size - it->off < it->len ? (size_t)(size - it->off) : it->len;
     if (it->off + len < size)
         len &= ~(size_t)(PAGE - 1);   /* a page cut short would not be kept */
-    if (it->off % PAGE || len == 0)
+    if (len == 0)
         return;
     struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
     bv.buf[0].mem = it->data;
@@ -133,6 +133,7 @@ void push_begin(void)
 
 uint8_t *push_offer_buf(b2fs_node *n, uint64_t off, size_t len)
 {
+    /* (a block that does not start a page would not be kept whole) */
     if (!collecting || !__atomic_load_n(&running, __ATOMIC_RELAXED) || len == 0 || off % PAGE)
         return NULL;
     item *it = offered;   /* (one request reads one node) */
