@@ -26,3 +26,5 @@ include tests/tools/local.mk
 include tests/fs/local.mk
 include tests/reliability/local.mk
 include tests/fuzz/local.mk
+# Installs the built Debian package (root; contrib/run-tests runs it, make check does not).
+EXTRA_DIST += tests/package/install_deb.sh
