@@ -48,12 +48,15 @@ int bt_commit_temp(int fd, const char *tmp, const char *path);
 /* Closes and removes an unfinished temporary file. */
 void bt_drop_temp(int fd, const char *tmp);
 
-/* A progress line on stderr when it is a terminal and the work takes over a second. */
+/* A progress line on stderr (done of total, rate, time left), redrawn at most four times a
+ * second, when stderr is a terminal, -q was not given (bt_progress_quiet) and the work has
+ * taken over a second (B2FRAME_PROGRESS_AFTER seconds). */
+extern int bt_progress_quiet;
 typedef struct bt_progress {
     const char *what;
-    int64_t total;
+    int64_t total;          /* 0: unknown (a pipe) */
     int active;
-    double start, last;
+    double start, last, after;
 } bt_progress;
 void bt_progress_begin(bt_progress *p, const char *what, int64_t total);
 void bt_progress_update(bt_progress *p, int64_t done);
@@ -86,8 +89,11 @@ int bt_usage(const char *usage, int status);
  * any number): returns -1 with *status set when it should stop (help shown, a bad
  * option or argument count), else 0 with optind at the first argument. */
 int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status);
+/* The same, also taking -q/--quiet: no progress display (bt_progress_quiet). */
+int bt_progress_options(int argc, char **argv, const char *usage, int min, int max, int *status);
 /* The same for a command whose options are -q/--quiet and --help and that takes one or more
- * arguments (what: their name, for the message when there are none). */
+ * arguments (what: their name, for the message when there are none); -q also turns off the
+ * progress display. */
 int bt_quiet_option(int argc, char **argv, const char *usage, const char *what, int *quiet,
                     int *status);
 

@@ -96,7 +96,7 @@ static int64_t max_chunk_bytes(b2_frame *f, int64_t nchunks)
     return max;
 }
 
-static int frame_to_fd(bt_input *in, int out, const char *outname)
+static int frame_to_fd(bt_input *in, int out, const char *outname, const char *what)
 {
     b2f_stat st;
     b2f_stat_get(in->frame, &st);
@@ -137,7 +137,7 @@ static int frame_to_fd(bt_input *in, int out, const char *outname)
     }
 
     bt_progress prog;
-    bt_progress_begin(&prog, "cat", st.nbytes);
+    bt_progress_begin(&prog, what, st.nbytes);
     int64_t written = 0;
     for (int64_t n = 0; n < p->nchunks && status == BT_OK; n++) {
         slot *s = &p->slots[n % p->nslots];
@@ -204,8 +204,9 @@ static int chunk_to_fd(bt_input *in, int out, const char *outname)
 }
 
 /* Writes the decompressed contents of path to out; an array frame as a .npy file when
- * as_npy. */
-static int decode_to_fd(const char *path, int out, const char *outname, int as_npy)
+ * as_npy. what names the command in the progress line. */
+static int decode_to_fd(const char *path, int out, const char *outname, int as_npy,
+                        const char *what)
 {
     bt_input in;
     int status = bt_open_input(&in, path, B2F_RDONLY, 1);
@@ -214,38 +215,40 @@ static int decode_to_fd(const char *path, int out, const char *outname, int as_n
     if (as_npy && bt_is_array(&in))
         status = bt_unpack_npy(&in, out, outname);
     else
-        status = in.frame ? frame_to_fd(&in, out, outname) : chunk_to_fd(&in, out, outname);
+        status = in.frame ? frame_to_fd(&in, out, outname, what) : chunk_to_fd(&in, out, outname);
     bt_close_input(&in);
     return status;
 }
 
 static const char cat_usage[] =
-    "Usage: b2frame cat FILE...\n"
+    "Usage: b2frame cat [-q] FILE...\n"
     "Writes the decompressed contents of each FILE to stdout: a Blosc2 frame, a Bloscpack\n"
     "file or a single Blosc1/Blosc2 chunk, told apart by content. Chunks are decoded on\n"
-    "one thread per CPU. Exit status 1 if a file cannot be read or a chunk does not decode.\n";
+    "one thread per CPU. Exit status 1 if a file cannot be read or a chunk does not decode.\n"
+    "On a terminal, stderr shows progress when it takes over a second; -q: no progress.\n";
 
 int bt_cmd_cat(int argc, char **argv)
 {
     int status = BT_OK;
-    if (bt_no_options(argc, argv, cat_usage, 1, -1, &status) < 0)
+    if (bt_progress_options(argc, argv, cat_usage, 1, -1, &status) < 0)
         return status;
     for (int i = optind; i < argc && status == BT_OK; i++)
-        status = decode_to_fd(argv[i], STDOUT_FILENO, "stdout", 0);
+        status = decode_to_fd(argv[i], STDOUT_FILENO, "stdout", 0, "cat");
     return status;
 }
 
 static const char unpack_usage[] =
-    "Usage: b2frame unpack IN OUT\n"
+    "Usage: b2frame unpack [-q] IN OUT\n"
     "Writes the decompressed contents of IN (a frame, a Bloscpack file or a Blosc chunk)\n"
     "to the plain file OUT: through a temporary file next to it, renamed into place when\n"
     "complete, so OUT is never seen half written. An array frame (a b2nd metalayer) and\n"
-    "an OUT ending in .npy give the NumPy .npy file of the array: its items in C order.\n";
+    "an OUT ending in .npy give the NumPy .npy file of the array: its items in C order.\n"
+    "On a terminal, stderr shows progress when it takes over a second; -q: no progress.\n";
 
 int bt_cmd_unpack(int argc, char **argv)
 {
     int status = BT_OK;
-    if (bt_no_options(argc, argv, unpack_usage, 2, 2, &status) < 0)
+    if (bt_progress_options(argc, argv, unpack_usage, 2, 2, &status) < 0)
         return status;
     const char *out = argv[optind + 1];
     char tmp[4096];
@@ -253,7 +256,8 @@ int bt_cmd_unpack(int argc, char **argv)
     if (fd < 0)
         return BT_FAIL;
     size_t olen = strlen(out);
-    status = decode_to_fd(argv[optind], fd, out, olen > 4 && !strcmp(out + olen - 4, ".npy"));
+    status = decode_to_fd(argv[optind], fd, out, olen > 4 && !strcmp(out + olen - 4, ".npy"),
+                          "unpack");
     if (status != BT_OK) {
         bt_drop_temp(fd, tmp);
         return status;

@@ -19,14 +19,16 @@ static const char verify_usage[] =
     "checksums (per block); in a Bloscpack file, its checksums. Names each problem on\n"
     "stderr (a checksum mismatch with its chunk and block) and prints 'FILE: ok' for a sound\n"
     "file unless -q, with how many chunks checksums covered. Exit status 0 only when every\n"
-    "FILE is sound.\n";
+    "FILE is sound. On a terminal, stderr shows progress when it takes over a second; -q:\n"
+    "no progress.\n";
 
 static const char compact_usage[] =
-    "Usage: b2frame compact FILE...\n"
+    "Usage: b2frame compact [-q] FILE...\n"
     "Rewrites each frame without the space that replaced chunks and old indexes left\n"
     "behind: into a temporary file next to it, synced, then renamed over it, so a crash\n"
     "leaves either the old or the new file whole. Contents, metalayers and vlmetalayers\n"
-    "are kept.\n";
+    "are kept. On a terminal, stderr shows progress when it takes over a second; -q: no\n"
+    "progress.\n";
 
 /* Checks chunk n against its checksums: 1 checked, 0 none, -1 a mismatch (reported). */
 static int verify_sums(const bt_input *in, int64_t n, int64_t *nbad)
@@ -163,6 +165,13 @@ int bt_cmd_verify(int argc, char **argv)
     return status;
 }
 
+static void compact_progress(void *ctx, int64_t done, int64_t total)
+{
+    bt_progress *p = ctx;
+    p->total = total;
+    bt_progress_update(p, done);
+}
+
 static int compact_one(const char *path)
 {
     bt_input in;
@@ -184,7 +193,12 @@ static int compact_one(const char *path)
     else
         out = bt_temp_next_to(path, tmp, sizeof tmp);
     if (out >= 0) {
+        bt_progress prog;
+        bt_progress_begin(&prog, "compact", 0);
+        b2f_set_progress(in.frame, compact_progress, &prog);
         int rc = b2f_compact_into(in.frame, out, err, sizeof err);
+        b2f_set_progress(in.frame, NULL, NULL);
+        bt_progress_end(&prog);
         if (rc < 0) {
             bt_error(path, "compaction failed: %s", bt_reason(rc, err));
             bt_drop_temp(out, tmp);
@@ -204,7 +218,7 @@ static int compact_one(const char *path)
 int bt_cmd_compact(int argc, char **argv)
 {
     int status = BT_OK;
-    if (bt_no_options(argc, argv, compact_usage, 1, -1, &status) < 0)
+    if (bt_progress_options(argc, argv, compact_usage, 1, -1, &status) < 0)
         return status;
     for (int i = optind; i < argc; i++)
         if (compact_one(argv[i]) != BT_OK)

@@ -36,13 +36,23 @@ int bt_usage(const char *usage, int status)
     return status;
 }
 
-int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status)
+int bt_progress_quiet;
+
+/* --help, and -q/--quiet when quiet_ok; then min..max arguments. */
+static int simple_options(int argc, char **argv, const char *usage, int quiet_ok, int min,
+                          int max, int *status)
 {
-    static const struct option help_only[] = {{"help", no_argument, NULL, 'h'},
-                                               {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", help_only, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, quiet_ok ? "qh" : "h", longopts + !quiet_ok, NULL)) !=
+           -1) {
+        if (c == 'q') {
+            bt_progress_quiet = 1;
+            continue;
+        }
         *status = bt_usage(usage, c == 'h' ? BT_OK : BT_USAGE);
         return -1;
     }
@@ -53,6 +63,16 @@ int bt_no_options(int argc, char **argv, const char *usage, int min, int max, in
         return -1;
     }
     return 0;
+}
+
+int bt_no_options(int argc, char **argv, const char *usage, int min, int max, int *status)
+{
+    return simple_options(argc, argv, usage, 0, min, max, status);
+}
+
+int bt_progress_options(int argc, char **argv, const char *usage, int min, int max, int *status)
+{
+    return simple_options(argc, argv, usage, 1, min, max, status);
 }
 
 int bt_quiet_option(int argc, char **argv, const char *usage, const char *what, int *quiet,
@@ -70,6 +90,7 @@ int bt_quiet_option(int argc, char **argv, const char *usage, const char *what, 
             return -1;
         }
         *quiet = 1;
+        bt_progress_quiet = 1;
     }
     if (optind >= argc) {
         bt_error(NULL, "%s: no %s given", argv[0], what);
@@ -290,13 +311,44 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Seconds of work before the line first shows: B2FRAME_PROGRESS_AFTER, else 1. */
+static double progress_after(void)
+{
+    const char *s = getenv("B2FRAME_PROGRESS_AFTER");
+    char *end;
+    double v = s && *s ? strtod(s, &end) : 1.0;
+    return s && *s && (*end || v < 0) ? 1.0 : v;
+}
+
 void bt_progress_begin(bt_progress *p, const char *what, int64_t total)
 {
     p->what = what;
     p->total = total;
     p->active = 0;
-    p->start = isatty(STDERR_FILENO) ? now() : -1;
+    p->start = !bt_progress_quiet && isatty(STDERR_FILENO) ? now() : -1;
+    p->after = p->start < 0 ? 0 : progress_after();
     p->last = 0;
+}
+
+/* "1.5 GiB", "730 MiB", "12 KiB", "812 B" */
+static void human(char *out, size_t cap, double bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u > 0 && bytes < 10 ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+static void clock_text(char *out, size_t cap, double secs)
+{
+    long s = secs > 359999 ? 359999 : (long)(secs + 0.5);
+    if (s >= 3600)
+        snprintf(out, cap, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(out, cap, "%ld:%02ld", s / 60, s % 60);
 }
 
 void bt_progress_update(bt_progress *p, int64_t done)
@@ -304,15 +356,25 @@ void bt_progress_update(bt_progress *p, int64_t done)
     if (p->start < 0)
         return;
     double t = now();
-    if (t - p->start < 1.0 || t - p->last < 0.25)
+    if (t - p->start < p->after || t - p->last < 0.25)
         return;
     p->last = t;
     p->active = 1;
-    if (p->total > 0)
-        fprintf(stderr, "\rb2frame %s: %3d%% (%lld of %lld bytes)", p->what,
-                (int)(100.0 * (double)done / (double)p->total), (long long)done, (long long)p->total);
-    else
-        fprintf(stderr, "\rb2frame %s: %lld bytes", p->what, (long long)done);
+    double rate = t > p->start ? (double)done / (t - p->start) : 0;
+    char d[32], r[32], all[32], left[32];
+    human(d, sizeof d, (double)done);
+    human(r, sizeof r, rate);
+    if (p->total > 0 && done <= p->total) {
+        human(all, sizeof all, (double)p->total);
+        if (rate > 0)
+            clock_text(left, sizeof left, (double)(p->total - done) / rate);
+        else
+            snprintf(left, sizeof left, "?");
+        fprintf(stderr, "\rb2frame %s: %3d%%  %s of %s  %s/s  %s left\033[K", p->what,
+                (int)(100.0 * (double)done / (double)p->total), d, all, r, left);
+    } else {
+        fprintf(stderr, "\rb2frame %s: %s  %s/s\033[K", p->what, d, r);
+    }
     fflush(stderr);
 }
 

@@ -81,6 +81,8 @@ int bt_unpack_npy(const bt_input *in, int out, const char *outname)
 typedef struct npy_file {
     int fd;
     uint64_t data;
+    int64_t got;            /* bytes of items read so far, for the progress line */
+    bt_progress *prog;
 } npy_file;
 
 static int read_items(void *ctx, void *buf, size_t len, uint64_t off)
@@ -95,6 +97,9 @@ static int read_items(void *ctx, void *buf, size_t len, uint64_t off)
             return r < 0 ? -errno : B2F_ERANGE;
         done += (size_t)r;
     }
+    f->got += (int64_t)len;
+    if (f->prog)
+        bt_progress_update(f->prog, f->got);
     return 0;
 }
 
@@ -108,7 +113,7 @@ int bt_pack_npy(const b2f_params *p, const char *inname, int in, int out, const 
     size_t cap = B2F_NPY_MAX_HEADER + 12;
     size_t hl = (uint64_t)st.st_size < cap ? (size_t)st.st_size : cap;
     uint8_t *head = malloc(hl ? hl : 1);
-    npy_file src = {in, 0};
+    npy_file src = {in, 0, 0, NULL};
     int rc = head ? read_items(&src, head, hl, 0) : B2E_NOMEM;
     b2f_npyinfo npy;
     b2f_ndinfo nd;
@@ -121,8 +126,13 @@ int bt_pack_npy(const b2f_params *p, const char *inname, int in, int out, const 
         bt_error(inname, "not a .npy file b2frame stores as an array: %s", bt_reason(rc, err));
         return BT_FAIL;
     }
+    bt_progress prog;
+    bt_progress_begin(&prog, "pack", st.st_size - (int64_t)npy.header_len);
     src.data = npy.header_len;
+    src.got = 0;
+    src.prog = &prog;
     rc = b2f_array_write(out, p, &nd, itemsize, read_items, &src, NULL, err, sizeof err);
+    bt_progress_end(&prog);
     if (rc < 0) {
         bt_error(outname, "%s", bt_reason(rc, err));
         return BT_FAIL;

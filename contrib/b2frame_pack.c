@@ -15,7 +15,7 @@
 
 static const char pack_usage[] =
     "Usage: b2frame pack [-c CODEC] [-l CLEVEL] [-f FILTERS] [-t TYPESIZE] [-s CHUNKSIZE]\n"
-    "                    [-b BLOCKSIZE] [--npy] [--no-checksums] IN OUT\n"
+    "                    [-b BLOCKSIZE] [--npy] [--no-checksums] [-q] IN OUT\n"
     "Compresses IN (- for stdin) into a new Blosc2 frame OUT, which C-Blosc2 2.x and 3.x\n"
     "read. OUT is written under a temporary name next to it and renamed when complete.\n"
     "  --npy         IN is a NumPy .npy file: OUT is the array frame (a b2nd metalayer)\n"
@@ -34,13 +34,16 @@ static const char pack_usage[] =
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n"
     "  --no-checksums  write no checksums and no fingerprint (as C-Blosc2 writes frames;\n"
     "                by default every block gets an XXH3 checksum that b2fs and\n"
-    "                `b2frame verify` check)\n";
+    "                `b2frame verify` check)\n"
+    "  -q, --quiet   no progress line (shown on a terminal when packing takes over a\n"
+    "                second: bytes done of all, rate, time left)\n";
 
 static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *status)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                               {"npy", no_argument, NULL, 'n'},
                                               {"no-checksums", no_argument, NULL, 'N'},
+                                              {"quiet", no_argument, NULL, 'q'},
                                               {NULL, 0, NULL, 0}};
     *npy = 0;
     b2f_params_default(p);
@@ -49,7 +52,7 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *sta
     long v;
     int64_t size;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:l:f:t:s:b:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:l:f:t:s:b:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
             if ((p->cp.codec = b2_codec_from_name(optarg)) < 0) {
@@ -99,6 +102,9 @@ static int parse_params(int argc, char **argv, b2f_params *p, int *npy, int *sta
             break;
         case 'N':
             b2f_checksums_default(0, 1);
+            break;
+        case 'q':
+            bt_progress_quiet = 1;
             break;
         case 'h':
             *status = bt_usage(pack_usage, BT_OK);

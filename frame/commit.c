@@ -228,6 +228,10 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     if (!offs)
         return B2E_NOMEM;
     uint64_t pos = (uint64_t)f->h.header_len;
+    int64_t total = 0;
+    for (int64_t i = 0; f->progress && i < f->nchunks; i++)
+        if (f->chunks[i].data || f->chunks[i].off >= 0)
+            total += f->chunks[i].cbytes;
     int rc = 0;
     for (int64_t i = 0; i < f->nchunks && rc == 0; i++) {
         const b2f_chunk *c = &f->chunks[i];
@@ -245,6 +249,8 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
         free(raw);
         offs[i] = (int64_t)pos - f->h.header_len;
         pos += (uint64_t)cb;
+        if (f->progress)
+            f->progress(f->progress_ctx, (int64_t)pos - f->h.header_len, total);
     }
     b2f_tail t;
     if (rc == 0 && (rc = b2f_tail_build(f, offs, pos, &t)) == 0) {
@@ -257,6 +263,12 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     if (rc < 0 && err && errlen && !err[0])
         b2f_fail(err, errlen, rc, "cannot write the compacted frame: %s", b2f_strerror(rc));
     return rc;
+}
+
+void b2f_set_progress(b2_frame *f, b2f_progress_fn fn, void *ctx)
+{
+    f->progress = fn;
+    f->progress_ctx = ctx;
 }
 
 typedef struct span { int64_t a, b; } span;

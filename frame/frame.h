@@ -261,6 +261,10 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p);
  * metalayers and vlmetalayers; staged changes included) into the empty file out_fd; the
  * caller fsyncs it and renames it into place, so a crash leaves either file whole. */
 int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* A function b2f_compact_into calls after each chunk it copies, with the compressed bytes
+ * copied so far and in all (fn NULL: none). For a tool's progress display. */
+typedef void (*b2f_progress_fn)(void *ctx, int64_t done, int64_t total);
+void b2f_set_progress(b2_frame *f, b2f_progress_fn fn, void *ctx);
 /* Writes a copy of the frame (staged changes included) with every chunk but the last
  * holding exactly chunksize bytes into the empty file out_fd, as b2f_compact_into does:
  * same contents, metalayers and vlmetalayers; chunks encoded with the header's codec and

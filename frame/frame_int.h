@@ -161,6 +161,10 @@ struct b2_frame {
      * n % lay_slots (a direct-mapped table, allocated on first use; guarded by lock). */
     b2f_lay **lays;
     int lay_slots;
+
+    /* Told how far a compaction has come (b2f_set_progress), or NULL */
+    b2f_progress_fn progress;
+    void *progress_ctx;
 };
 
 /* A staged change: the frame needs a commit. */
