@@ -26,7 +26,7 @@ bench: contrib/b2bench
 # Benchmark suite: one table of kernels, chunks, C-Blosc2 (B2REF=path/to/b2ref),
 # the mount against passthrough_ll and squashfuse, ratios and daemon memory.
 # make bench-suite SUITE_ARGS="--size 64M" for a quick run; the mount part needs root.
-EXTRA_DIST += contrib/bench-suite contrib/bench-table
+EXTRA_DIST += contrib/bench-suite contrib/bench-table contrib/bench-chart
 SUITE_ARGS =
 bench-suite: contrib/b2bench contrib/b2frame fs/b2fs
 	$(srcdir)/contrib/bench-suite -B . $(SUITE_ARGS)
