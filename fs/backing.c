@@ -78,6 +78,21 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap)
     return fd;
 }
 
+int backing_check_locks(int dirfd)
+{
+    char tmp[256];
+    int fd = backing_create_temp(dirfd, 0600, tmp, sizeof tmp);
+    if (fd < 0)
+        return fd;
+    int fd2 = openat(dirfd, tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int r = fd2 < 0 ? -errno : backing_trylock(fd2) == -EAGAIN ? 0 : -ENOLCK;
+    if (fd2 >= 0)
+        close(fd2);
+    unlinkat(dirfd, tmp, 0);
+    close(fd);
+    return r;
+}
+
 int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
 {
     int r = geteuid() == 0 && fchown(to, uid, gid) < 0 ? -errno : 0;

@@ -37,6 +37,12 @@ void backing_remove_stale_temp(int dfd, const char *name);
  * lock (which tells other mounts' clean-up of stale temporaries that it is in use).
  * The name goes to tmp. Returns the fd (O_RDWR) or -errno. */
 int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
+/* Whether the file system of dirfd enforces OFD locks, which commits need: a temporary file
+ * locked through one open file description, then refused to a second. 0 when it does,
+ * -ENOLCK when the second was granted too (locks are not enforced), or the -errno of
+ * creating or locking the file (EINVAL, EOPNOTSUPP, ENOLCK: no OFD locks; EROFS, EACCES:
+ * nothing can be written there anyway). */
+int backing_check_locks(int dirfd);
 /* Gives the new file `to` the xattrs of `from` and, when the daemon runs as root, the
  * owner uid:gid. Returns 0, or -errno when the owner could not be given (the xattrs are
  * copied as far as they go). */

@@ -1,4 +1,5 @@
 /* b2fs [options] BACKING MOUNTPOINT */
+#include <errno.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/backing.h"
 #include "fs/ll.h"
 #include "fs/options.h"
 #include "fs/push.h"
@@ -54,6 +56,24 @@ out:
     return r;
 }
 
+/* Where nothing can be written (a read-only or full file system, no permission), writes
+ * fail later as they would have: the lock check has nothing to say. A switch, not a chain
+ * of e != -EROFS && ...: gcc 12.2 -O2 turns such a chain after e < 0 into a bit test that
+ * is wrong for e == 0. */
+static int nothing_writable(int e)
+{
+    switch (e) {
+    case -EROFS:
+    case -EACCES:
+    case -EPERM:
+    case -ENOSPC:
+    case -EDQUOT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -61,6 +81,20 @@ int main(int argc, char *argv[])
     if (r) {
         fuse_opt_free_args(&args);
         return r > 0 ? 0 : 1;
+    }
+    if (!b2fs_cfg.ro) {
+        /* Commits take an OFD lock on the frame: where the backing file system does not
+         * enforce them, mounts sharing it (on this host or others) could overwrite each
+         * other's commits. */
+        int e = backing_check_locks(b2fs_cfg.rootfd);
+        if (e < 0 && !nothing_writable(e)) {
+            fprintf(stderr,
+                    "b2fs: %s: its file system does not enforce OFD locks (fcntl F_OFD_SETLK: "
+                    "%s), which b2fs needs to commit safely; mount it read-only (-o ro)\n",
+                    b2fs_cfg.backing, strerror(-e));
+            fuse_opt_free_args(&args);
+            return 1;
+        }
     }
     b2f_malloc_policy();
     /* the modes FUSE passes have the caller's umask applied already */
