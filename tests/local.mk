@@ -26,5 +26,6 @@ include tests/tools/local.mk
 include tests/fs/local.mk
 include tests/reliability/local.mk
 include tests/fuzz/local.mk
-# Installs the built Debian package (root; contrib/run-tests runs it, make check does not).
-EXTRA_DIST += tests/package/install_deb.sh
+# Installs the built Debian package, and b2fs over GlusterFS (root, changes the system:
+# contrib/run-tests runs them, make check does not).
+EXTRA_DIST += tests/package/install_deb.sh tests/cluster/cluster_gluster.sh

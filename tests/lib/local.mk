@@ -8,8 +8,9 @@ TEST_LIBS = tests/lib/libb2test.a $(CHECK_LIBS) $(NETTLE_LIBS) -lm
 # Sourced by the shell tests: lib.sh by all of them, mount_lib.sh by those that mount b2fs
 # (tests/fs/mount_*.sh, tests/reliability/rel_*.sh), rel_lib.sh (mounts whose daemon
 # another process can stop or remount, two mounts over one directory) by tests/reliability/
-# and tests/fs/mount_rechunk.sh.
-EXTRA_DIST += tests/lib/lib.sh tests/lib/mount_lib.sh tests/lib/rel_lib.sh
+# and tests/fs/mount_rechunk.sh; gluster_lib.sh (a GlusterFS volume and two clients) by
+# tests/cluster/cluster_gluster.sh and contrib/bench-cluster.
+EXTRA_DIST += tests/lib/lib.sh tests/lib/mount_lib.sh tests/lib/rel_lib.sh tests/lib/gluster_lib.sh
 
 
 # The layering rules of docs/ARCHITECTURE.md, checked on the build (contrib/check-calls).

@@ -1,6 +1,8 @@
 # Shared by the tests that really mount b2fs (tests/fs/mount_*.sh, tests/reliability/rel_*.sh).
 # Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
 # remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first).
+# B2FS_TEST_BACK, when set, is the backing directory instead of $WORK/back (an empty one the
+# test may fill: tests/cluster/cluster_gluster.sh points it into a cluster file system).
 B2FS="$top_builddir/fs/b2fs"
 B2FRAME="$top_builddir/contrib/b2frame"
 
@@ -10,7 +12,7 @@ need_fuse() {
     [ -x "$B2FS" ] || skip_all "b2fs is not built ($B2FS)"
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/b2fs-test.XXXXXX")
     MNT="$WORK/mnt"
-    BACK="$WORK/back"
+    BACK=${B2FS_TEST_BACK:-$WORK/back}
     mkdir -p "$MNT" "$BACK"
     trap 'cleanup_mount' EXIT
     # a probe mount: if the kernel refuses FUSE mounts here (containers), say so

@@ -18,14 +18,18 @@ rel_mount() {
 
 # rel_mount_two OPTS...: mounts BACKING twice, on A=$MNT and on B=$WORK/mnt2, with the same
 # options; onA CMD / onB CMD run a rel_* command against one of them. Ends the test on failure.
+# With B2FS_TEST_BACK2 set, B mounts that directory instead: the same directory as BACK seen
+# through another client of a cluster file system (two hosts in miniature).
 rel_mount_two() {
     A=$MNT
     B=$WORK/mnt2
+    BACK_A=$BACK
+    BACK_B=${B2FS_TEST_BACK2:-$BACK}
     mkdir -p "$B"
     onA rel_mount "$@" && onB rel_mount "$@" || { fail "mount A and B"; finish; exit 1; }
 }
-onA() { MNT=$A "$@"; }
-onB() { MNT=$B "$@"; }
+onA() { MNT=$A BACK=$BACK_A "$@"; }
+onB() { MNT=$B BACK=$BACK_B "$@"; }
 
 # rel_wait_gone PID: waits (up to 60 s) until PID has exited
 rel_wait_gone() {

@@ -38,7 +38,7 @@ check "1. readers on the other mount meanwhile: no read error ($rerr)" [ $rerr -
 sleep 1.2   # attribute cache timeout of the mount that did not write
 check "1. B reads A's file as written" cmp "$B/xa" "$WORK/model_a"
 check "1. A reads B's file as written" cmp "$A/xb" "$WORK/model_b"
-check "1. frames valid" rel_frames_ok "$WORK/back"
+check "1. frames valid" rel_frames_ok "$BACK"
 
 # 2. one file, written in turns
 : >"$WORK/turns"
@@ -54,7 +54,7 @@ for t in $(seq 1 10); do
     cmp -s "$o/turns" "$WORK/turns" || { turn_bad=1; echo "turn $t: the other mount differs"; }
 done
 check "2. 10 turns between A and B on one file: each sees the other's bytes" [ $turn_bad -eq 0 ]
-check "2. frame valid" frame_sealed "$WORK/back/turns.b2frame"
+check "2. frame valid" frame_sealed "$BACK/turns.b2frame"
 
 # 3. readers on both mounts during a writer's commits on A
 rec=65536 nrecs=64
@@ -79,5 +79,5 @@ echo "3. newest generation seen by readers holding the file open on B: $(sed -n 
 
 check "unmount A" onA rel_unmount
 check "unmount B" onB rel_unmount
-check "frames valid" rel_frames_ok "$WORK/back"
+check "frames valid" rel_frames_ok "$BACK"
 finish

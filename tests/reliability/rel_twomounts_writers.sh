@@ -25,7 +25,7 @@ pids=($!)
 pids+=($!)
 vbad=0 nv=0
 while kill -0 "${pids[0]}" 2>/dev/null || kill -0 "${pids[1]}" 2>/dev/null; do
-    if ! msg=$("$B2FRAME" verify "$WORK/back/torn.b2frame" 2>&1); then
+    if ! msg=$("$B2FRAME" verify "$BACK/torn.b2frame" 2>&1); then
         [ $vbad -eq 0 ] && echo "first failed verify: $msg"
         vbad=$((vbad + 1))
     fi
@@ -36,7 +36,7 @@ for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
 cat "$WORK/twA.out" "$WORK/twB.out"
 check "1. writers on A and B on one file: both ran ($bad failed)" [ $bad -eq 0 ]
 check "1. the frame verified each time while they wrote ($vbad of $nv bad)" [ $vbad -eq 0 ]
-check "1. frame valid at the end" frame_sealed "$WORK/back/torn.b2frame"
+check "1. frame valid at the end" frame_sealed "$BACK/torn.b2frame"
 sleep 1.1
 check "1. every record whole through A" "$TORN" read "$A/torn" $rec $nrecs 1
 check "1. every record whole through B" "$TORN" read "$B/torn" $rec $nrecs 1
@@ -60,8 +60,8 @@ for m in "$A" "$B"; do
     got=$(/usr/bin/python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); print(d[:1].decode(), d[1 << 20:(1 << 20) + 1].decode())' "$m/two")
     check "2. through $m: A's chunk 0 and B's chunk 16 both kept ($got)" [ "$got" = "A B" ]
 done
-check "2. frame valid" frame_sealed "$WORK/back/two.b2frame"
+check "2. frame valid" frame_sealed "$BACK/two.b2frame"
 check "unmount A" onA rel_unmount
 check "unmount B" onB rel_unmount
-check "frames valid" rel_frames_ok "$WORK/back"
+check "frames valid" rel_frames_ok "$BACK"
 finish
