@@ -42,7 +42,15 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_b2nd.sh \
 	tests/fs/mount_npy.sh \
 	tests/fs/mount_integrity.sh \
-	tests/fs/mount_push.sh
+	tests/fs/mount_push.sh \
+	tests/fs/mount_locks.sh
 TESTS += $(FS_MOUNT_TESTS)
+# preloaded into b2fs by mount_locks.sh: an fcntl without OFD locks (a shared object, built
+# without the sanitizers of the tree)
+check_DATA = tests/fs/nolocks.so
+tests/fs/nolocks.so: tests/fs/nolocks.c
+	$(AM_V_CC)$(MKDIR_P) tests/fs && $(CC) -shared -fPIC -O2 -Wall -o $@ $(srcdir)/tests/fs/nolocks.c -ldl
+CLEANFILES += tests/fs/nolocks.so
+EXTRA_DIST += tests/fs/nolocks.c
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py tests/fs/tree_compare.py \
 	tests/fs/mount_npy.py tests/fs/mount_integrity.py
