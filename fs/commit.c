@@ -181,6 +181,7 @@ int commit_behind_start(b2fs_node *n)
         return r;
     }
     n->behind = b;
+    n->behind_started++;
     return 0;
 }
 

@@ -123,6 +123,9 @@ typedef struct b2fs_node {
     int resized;            /* the size changed */
     int meta_changed;       /* vlmetalayers changed */
     b2fs_commit_behind *behind; /* a commit being written behind the writer, or NULL */
+    uint64_t behind_started;    /* commits started behind the writer so far (a writer at the
+                                 * bound waits for one within its write: n->behind is NULL
+                                 * again when the write returns) */
 
     /* readers (fs/read) */
     uint64_t ra_next;       /* ra_lock: offset a sequential reader asks for next */
