@@ -51,7 +51,9 @@ for mode in on off; do
     unmount_b2fs
 done
 echo "blocks decoded for 3000 random reads: push_blocks=on $decoded_on, off $decoded_off"
-check "with push_blocks=on each of the 128 blocks is decoded about once" [ "$decoded_on" -le 160 ]
+# about once each: 128 to 150 on a quiet machine; under load a read can reach a block
+# before its push has, and decode it again (171 once inside make distcheck)
+check "with push_blocks=on each of the 128 blocks is decoded about once (at most twice)" [ "$decoded_on" -le 256 ]
 check "... where without it every page not read before costs a decode" [ "$decoded_off" -ge 1000 ]
 
 # coherence: pages pushed, then changed through the mount
