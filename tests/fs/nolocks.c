@@ -8,38 +8,24 @@
 
 typedef int (*fcntl_fn)(int, int, ...);
 
-static int pass_on(const char *name, int fd, int cmd, va_list ap)
-{
-    void *arg = va_arg(ap, void *);   /* an int or a pointer: one register either way */
-    if (cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW || cmd == F_OFD_GETLK) {
-        errno = EINVAL;
-        return -1;
-    }
-    fcntl_fn real = (fcntl_fn)dlsym(RTLD_NEXT, name);
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(fd, cmd, arg);
-}
-
 int fcntl(int fd, int cmd, ...);
-int fcntl64(int fd, int cmd, ...);
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 int fcntl(int fd, int cmd, ...)
 {
     va_list ap;
     va_start(ap, cmd);
-    int r = pass_on("fcntl", fd, cmd, ap);
+    void *arg = va_arg(ap, void *);   /* an int or a pointer: one register either way */
     va_end(ap);
-    return r;
-}
-
-int fcntl64(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    int r = pass_on("fcntl64", fd, cmd, ap);
-    va_end(ap);
-    return r;
+    if (cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW || cmd == F_OFD_GETLK) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* glibc's fcntl64 takes every command, with 64-bit offsets */
+    fcntl_fn real = (fcntl_fn)dlsym(RTLD_NEXT, "fcntl64");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(fd, cmd, arg);
 }
