@@ -40,6 +40,9 @@ teardown() {
     rm -rf "$WORK"
 }
 trap teardown EXIT
+# a timeout's SIGTERM (or ^C) exits through the EXIT trap too: nothing of gluster is left running
+trap 'exit 143' TERM
+trap 'exit 130' INT
 if ! gl_start; then
     echo "########################################################"
     echo "GlusterFS could not start: $GL_ERR"
