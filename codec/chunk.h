@@ -230,6 +230,10 @@ int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes);
  * Returns cbytes (nbytes + the header) or a B2E_* code. */
 int b2_chunk_store(const b2_cparams *p, const void *src, size_t nbytes, void *dst,
                    size_t dst_cap);
+/* b2_chunk_store without the copy: buf holds B2_HEADER_LEN bytes for the header and then
+ * the nbytes of data; the header is written in front of them. Not for the Blosc1 format.
+ * Returns cbytes (nbytes + B2_HEADER_LEN) or a B2E_* code. */
+int b2_chunk_store_in_place(const b2_cparams *p, void *buf, size_t nbytes);
 
 /* Writes a special-value chunk (B2_SPECIAL_ZERO, _NAN, _UNINIT, or _VALUE with `value`
  * of typesize bytes) of nbytes into dst. Returns its cbytes or a B2E_* code. */

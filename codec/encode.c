@@ -331,7 +331,7 @@ static int store(const b2_cparams *p, const void *src, int32_t n, int32_t bs, in
     if ((size_t)n + (size_t)hl > dst_cap)
         return B2E_DST_SMALL;
     write_header(p, d, header_flags(p, 1, split), n, bs, n + hl);
-    if (n > 0)
+    if (n > 0 && src != d + hl)   /* (b2_chunk_store_in_place: already there) */
         memcpy(d + hl, src, (size_t)n);
     return n + hl;
 }
@@ -407,6 +407,14 @@ int b2_chunk_store(const b2_cparams *params, const void *src, size_t nbytes, voi
     b2_cparams tmp;
     const b2_cparams *p = chunk_params(params, n, bs, &tmp);
     return store(p, src, n, bs, b2_split_wanted(p, bs), dst, dst_cap);
+}
+
+int b2_chunk_store_in_place(const b2_cparams *params, void *buf, size_t nbytes)
+{
+    if (params == NULL || params->blosc1_format)
+        return B2E_PARAM;
+    return b2_chunk_store(params, (uint8_t *)buf + B2_HEADER_LEN, nbytes, buf,
+                          nbytes + B2_HEADER_LEN);
 }
 
 int b2_chunk_make_special(int special, int typesize, int32_t nbytes, const void *value,

@@ -206,6 +206,11 @@ int b2f_insert_chunk(b2_frame *f, b2_cctx *cctx, int64_t n, const void *data, si
 /* The same with a chunk the caller already encoded (e.g. on a worker thread). The frame
  * takes ownership of chunk (malloc'ed) on success. */
 int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes);
+/* Chunk n stored as it is (memcpyed) without a copy: buf (malloc'ed) holds B2_HEADER_LEN
+ * free bytes and then the chunk's nbytes. The frame writes the header there and takes buf
+ * over: 0. All zeros (in whole items) become a zero special chunk instead and buf stays
+ * the caller's: 1. Or an error (buf stays the caller's). */
+int b2f_update_stored(b2_frame *f, int64_t n, uint8_t *buf, size_t nbytes);
 int b2f_delete_chunk(b2_frame *f, int64_t n);
 /* Grows (with zero special chunks, no data) or shrinks the contents to nbytes. */
 int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes);
@@ -216,6 +221,9 @@ int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes);
  * thread while the frame changes. */
 int b2f_encode_chunk(b2_cctx *cctx, int typesize, const void *data, size_t nbytes, void *dst,
                      size_t dst_cap);
+/* The zero special chunk of data when it is all zeros in whole items, into dst
+ * (B2_MAX_OVERHEAD suffices): its cbytes; 0 when data is not that; or an error. */
+int b2f_encode_zero(int typesize, const void *data, size_t nbytes, void *dst, size_t dst_cap);
 /* Parameters for chunks written from now on (a non-empty frame keeps its typesize and
  * chunksize; only codec, clevel and filters may change). */
 int b2f_set_params(b2_frame *f, const b2f_params *p);

@@ -98,6 +98,10 @@ typedef struct b2f_chunk {
     const uint8_t *sums;    /* its checksums in f->sums_table (nsums little-endian u64),
                              * or NULL: staged, or unverified (no entry holds for it) */
     uint32_t nsums;
+    uint64_t *data_sums;    /* a staged chunk's checksums, taken while its bytes were in
+                             * the processor's cache (b2f_update_stored), or NULL: the
+                             * commit takes them (owned; freed with data) */
+    int32_t ndata_sums;
 } b2f_chunk;
 
 /* A cached chunk layout, and for specials kept in the index, the chunk made for it.
@@ -182,6 +186,8 @@ static inline void b2f_chunk_drop_data(b2f_chunk *c)
         free(c->data);
     c->data = NULL;
     c->pinned = 0;
+    free(c->data_sums);
+    c->data_sums = NULL;
 }
 
 /* tail.c: what follows the chunks of a frame being written, laid out from the chunks'

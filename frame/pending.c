@@ -157,6 +157,8 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p)
             b2f_lay_drop(f, i);   /* its cached layout points at the staged copy */
             free(c->data);
             c->data = NULL;
+            free(c->data_sums);
+            c->data_sums = NULL;
             c->off = pc->off;
         }
         pc->settled = 1;

@@ -383,7 +383,9 @@ int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t
         const b2f_chunk *c = &f->chunks[i];
         if (offs[i] < 0)
             continue;
-        if (c->data) {
+        if (c->data && c->data_sums) {
+            rc = b2f_sums_put(&b, i, offs[i], c->cbytes, c->data_sums, (uint32_t)c->ndata_sums);
+        } else if (c->data) {
             int n;
             if ((rc = b2f_chunk_sums(c->data, c->cbytes, &s, &n)) == 0)
                 rc = b2f_sums_put(&b, i, offs[i], c->cbytes, s, (uint32_t)n);

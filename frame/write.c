@@ -118,6 +118,43 @@ int b2f_update_encoded(b2_frame *f, int64_t n, uint8_t *chunk, int32_t cbytes)
     return put_encoded(f, n, chunk, cbytes, 0);
 }
 
+int b2f_update_stored(b2_frame *f, int64_t n, uint8_t *buf, size_t nbytes)
+{
+    int rc = check_writable(f);
+    if (rc < 0)
+        return rc;
+    if (n < 0 || n > f->nchunks || nbytes == 0 || nbytes > (size_t)B2_MAX_NBYTES)
+        return B2F_ERANGE;
+    if ((rc = check_size(f, n, (int32_t)nbytes, 0)) < 0)
+        return rc;
+    uint8_t zero[B2_MAX_OVERHEAD];
+    rc = b2f_encode_zero(f->wp.cp.typesize, buf + B2_HEADER_LEN, nbytes, zero, sizeof zero);
+    if (rc > 0) {
+        uint8_t *z = malloc((size_t)rc);
+        if (!z)
+            return B2E_NOMEM;
+        memcpy(z, zero, (size_t)rc);
+        int put = put_encoded(f, n, z, rc, 0);
+        if (put < 0)
+            free(z);
+        return put < 0 ? put : 1;
+    }
+    if (rc < 0 || (rc = b2_chunk_store_in_place(&f->wp.cp, buf, nbytes)) < 0)
+        return rc;
+    int cbytes = rc;
+    if ((rc = put_encoded(f, n, buf, cbytes, 0)) < 0)
+        return rc;
+    /* its checksums now, while its bytes are in the cache, not at the commit */
+    b2f_chunk *c = &f->chunks[n];
+    uint64_t *sums;
+    int nsums;
+    if (f->sums_write && c->data == buf && b2f_chunk_sums(buf, cbytes, &sums, &nsums) == 0) {
+        c->data_sums = sums;
+        c->ndata_sums = nsums;
+    }
+    return 0;
+}
+
 /* Encodes data with cctx (or the frame's parameters); all zeros become a zero special. */
 static int encode(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes, uint8_t **out,
                   int32_t *cbytes)
