@@ -1221,6 +1221,74 @@ START_TEST(encode_chunk)
 }
 END_TEST
 
+/* b2f_update_stored: a chunk stored as it is in the buffer it came in (room for the header
+ * in front), all zeros as a zero special chunk instead (the buffer stays the caller's),
+ * replaced and partial chunks; after a commit it reads back, its checksums hold (they were
+ * taken when it was staged) and the chunks say they are stored. */
+START_TEST(update_stored)
+{
+    const size_t cs = 65536;
+    b2f_checksums_default(1, 1);
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 4, (int32_t)cs);
+    model m = {0};
+    uint8_t *series = malloc(cs);
+    tu_fill_float_series(series, cs, 5);
+    for (int i = 0; i < 3; i++) {
+        uint8_t *buf = malloc(B2_HEADER_LEN + cs);
+        if (i == 1)
+            memset(buf + B2_HEADER_LEN, 0, cs);
+        else
+            memcpy(buf + B2_HEADER_LEN, series, cs);
+        if (i == 2)
+            buf[B2_HEADER_LEN + 7] ^= 0x33;   /* not the same as chunk 0 */
+        model_set(&m, (size_t)i * cs, buf + B2_HEADER_LEN, cs);
+        int rc = b2f_update_stored(f, i, buf, cs);
+        ck_assert_int_eq(rc, i == 1 ? 1 : 0);
+        if (rc == 1)
+            free(buf);   /* zeros: still ours */
+    }
+    /* chunk 0 again, then a partial last chunk */
+    uint8_t *buf = malloc(B2_HEADER_LEN + cs);
+    memcpy(buf + B2_HEADER_LEN, series, cs);
+    buf[B2_HEADER_LEN] = 0x5a;
+    model_set(&m, 0, buf + B2_HEADER_LEN, cs);
+    ck_assert_int_eq(b2f_update_stored(f, 0, buf, cs), 0);
+    buf = malloc(B2_HEADER_LEN + 1000);
+    memcpy(buf + B2_HEADER_LEN, series + 9, 1000);
+    model_set(&m, 3 * cs, buf + B2_HEADER_LEN, 1000);
+    ck_assert_int_eq(b2f_update_stored(f, 3, buf, 1000), 0);
+    /* out of range, a chunk past the next, a full chunk after a partial one: refused, the
+     * buffer the caller's */
+    buf = malloc(B2_HEADER_LEN + cs);
+    memcpy(buf + B2_HEADER_LEN, series, cs);
+    ck_assert_int_eq(b2f_update_stored(f, 9, buf, cs), B2F_ERANGE);
+    ck_assert_int_lt(b2f_update_stored(f, 4, buf, cs), 0);
+    ck_assert_int_eq(b2f_update_stored(f, 0, buf, 0), B2F_ERANGE);
+    free(buf);
+    check_frame(f, &m, "staged stored chunks");
+    commit(f);
+    b2f_close(f);
+    check_file(fd, &m, "stored chunks");
+    b2_frame *g;
+    ck_assert_int_eq(b2f_open(&g, fd, B2F_RDONLY, NULL, NULL, 0), 0);
+    ck_assert_int_eq(b2f_chunk_special(g, 1), B2_SPECIAL_ZERO);
+    for (int64_t n = 0; n < 4; n++) {
+        if (n == 1)
+            continue;
+        const b2_chunk_layout *lay;
+        ck_assert_int_eq(b2f_chunk_layout(g, n, &lay), 0);
+        ck_assert_int_eq(lay->info.memcpyed, 1);
+        int32_t bad = -1;
+        ck_assert_int_eq(b2f_chunk_verify(g, n, &bad), 1);   /* checked, and it holds */
+    }
+    b2f_close(g);
+    close(fd);
+    free(m.data);
+    free(series);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("frame write");
@@ -1239,6 +1307,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, open_during_commit);
     tcase_add_test(tc, written_frames);
     tcase_add_test(tc, encode_chunk);
+    tcase_add_test(tc, update_stored);
     suite_add_tcase(s, tc);
     return s;
 }
