@@ -17,13 +17,20 @@
 /* committed bytes that make a commit trim the heap */
 #define TRIM_AFTER_COMMIT ((size_t)8 << 20)
 
-/* When more than half of the frame file is space no chunk uses: compaction. */
-static void maybe_compact(b2fs_node *n)
+/* Whether more than half of the frame file is space no chunk uses (at least 1 MiB). */
+static int compaction_due(b2fs_node *n)
 {
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
     int64_t dead = b2f_dead_bytes(n->frame);
-    if (dead >= (1 << 20) && dead * 2 >= fs.file_len)
+    return dead >= (1 << 20) && dead * 2 >= fs.file_len;
+}
+
+/* Compaction when it is due (commit lock held). */
+static void maybe_compact(b2fs_node *n)
+{
+    n->compact_check = 0;
+    if (compaction_due(n))
         replace_file(n, b2f_compact_into, "compaction");
 }
 
@@ -35,7 +42,9 @@ static void note_committed(size_t bytes)
     __atomic_add_fetch(&untrimmed, bytes, __ATOMIC_RELAXED);
 }
 
-static int commit(b2fs_node *n, int durable)
+/* rewrite: the new state goes into a new file renamed into place (compacted), not after
+ * the old one */
+static int commit(b2fs_node *n, int durable, int rewrite)
 {
     if (!n->frame || !n->writable)
         return 0;
@@ -47,7 +56,18 @@ static int commit(b2fs_node *n, int durable)
     if (!n->changed) {
         if (durable && fdatasync(n->fd) < 0)
             return -errno;
-        return 0;
+        /* commits behind the writer may have left dead space: compaction is looked at
+         * here, under the commit lock, as after a commit of this node's own */
+        if (!n->compact_check || !compaction_due(n)) {
+            n->compact_check = 0;
+            return 0;
+        }
+        if ((r = share_lock(n)) < 0)
+            return r;
+        if ((r = share_rebase_if_changed(n, 1)) == 0 && !n->changed)
+            maybe_compact(n);
+        share_unlock(n);
+        return r;
     }
     char err[200] = "";
     size_t staged = n->staged;
@@ -59,9 +79,10 @@ static int commit(b2fs_node *n, int durable)
         return r;
     r = share_rebase_if_changed(n, 1);
     if (r == 0) {
-        /* an empty frame with new vlmetalayers cannot be committed in place atomically */
-        r = !b2f_commit_is_atomic(n->frame) &&
-                    replace_file(n, b2f_compact_into, "rewriting the file") == 0
+        /* an empty frame with new vlmetalayers cannot be committed in place atomically;
+         * a rewrite that fails (hard links, say) is committed in place */
+        r = (rewrite || !b2f_commit_is_atomic(n->frame)) &&
+                    replace_file(n, b2f_compact_into, rewrite ? "compression" : "rewriting the file") == 0
                 ? 0
                 : b2f_commit(n->frame, durable, err, sizeof err);
         if (r < 0) {
@@ -82,9 +103,9 @@ static int commit(b2fs_node *n, int durable)
     return r;
 }
 
-int commit_node(b2fs_node *n, int durable)
+static int commit_trimmed(b2fs_node *n, int durable, int rewrite)
 {
-    int r = commit(n, durable);
+    int r = commit(n, durable, rewrite);
 #ifdef __GLIBC__
     /* The staged chunks freed by this commit and the ones before it were allocated by
      * several threads; glibc keeps such memory in its arenas (4 writers of 1 GiB left
@@ -97,9 +118,19 @@ int commit_node(b2fs_node *n, int durable)
     return r;
 }
 
+int commit_node(b2fs_node *n, int durable)
+{
+    return commit_trimmed(n, durable, 0);
+}
+
+int commit_rewrite(b2fs_node *n)
+{
+    return commit_trimmed(n, 1, 1);
+}
+
 int commit_while_writing(b2fs_node *n)
 {
-    return commit(n, 0);
+    return commit(n, 0, 0);
 }
 
 struct b2fs_commit_behind {
@@ -213,6 +244,7 @@ int commit_behind_end(b2fs_node *n, int wait)
         }
         dirty_account(n);
         note_committed(b->staged);
+        n->compact_check = 1;
     }
     if (b->unlock_rc < 0)
         b2fs_log(LOG_WARNING, "%s: cannot release the commit lock: %s", n->path,

@@ -22,6 +22,10 @@
 /* Writes out dirty chunks and commits; with durable, the data is on disk when it returns
  * (fsync). */
 int commit_node(b2fs_node *n, int durable);
+/* commit_node with durable, into a new file renamed into place (compacted: no dead
+ * space) instead of after the old frame; in place when that cannot be done. Nothing
+ * staged: nothing done. */
+int commit_rewrite(b2fs_node *n);
 /* commit_node for a writer that goes on (the memory the commit frees is kept for the
  * chunks it writes next). */
 int commit_while_writing(b2fs_node *n);
