@@ -66,7 +66,9 @@ uint8_t *dirty_img_get(size_t len)
         }
     }
     pthread_mutex_unlock(&img_lock);
-    return p ? p : malloc(len);
+    if (!p && (p = malloc(B2FS_IMG_ROOM + len)))
+        p += B2FS_IMG_ROOM;
+    return p;
 }
 
 void dirty_img_put(uint8_t *p, size_t len)
@@ -81,7 +83,8 @@ void dirty_img_put(uint8_t *p, size_t len)
         p = NULL;
     }
     pthread_mutex_unlock(&img_lock);
-    free(p);
+    if (p)
+        free(p - B2FS_IMG_ROOM);
 }
 
 int dirty_add(b2fs_node *n, int64_t c, uint8_t *img, uint32_t valid, b2fs_dirty **out)

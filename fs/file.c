@@ -9,6 +9,7 @@
 
 #include "fs/backing.h"
 #include "fs/commit.h"
+#include "fs/idle.h"
 #include "fs/dirty.h"
 #include "fs/layout.h"
 #include "fs/log.h"
@@ -52,6 +53,11 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
     char *bpath = loc_backing_path(path, loc, name);
     r = node_adopt(fd, f, bpath ? bpath : path, loc->dirfd, name, out);
     free(bpath);
+    if (r == 0) {
+        pthread_rwlock_wrlock(&(*out)->lock);
+        (*out)->defer = idle_wanted(*out);
+        pthread_rwlock_unlock(&(*out)->lock);
+    }
     return r;
 }
 
@@ -75,7 +81,10 @@ static int truncate_locked(b2fs_node *n, uint64_t size)
         if (r < 0)
             return r;
     }
-    return write_truncate(n, size);
+    int r = write_truncate(n, size);
+    if (r == 0 && size == 0)
+        n->defer = idle_wanted(n);   /* written anew, as a new file is */
+    return r;
 }
 
 int file_open(b2fs_node *n, int flags, int *keep_cache)
@@ -150,6 +159,8 @@ ssize_t file_write(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         int c = commit_if_over_bound(n);
         if (c < 0)
             r = c;
+        if (n->defer)
+            idle_note(n);
     }
     pthread_rwlock_unlock(&n->lock);
     return r;

@@ -23,6 +23,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/share.h fs/share.c \
 	fs/replace.h fs/replace.c \
 	fs/commit.h fs/commit.c \
+	fs/idle.h fs/idle.c \
 	fs/rechunk.h fs/rechunk.c \
 	fs/file.h fs/file.c \
 	fs/xattr.h fs/xattr.c \

@@ -159,7 +159,7 @@ void node_drop_spare_cctx(b2fs_node *n)
 void node_destroy(b2fs_node *n)
 {
     for (int i = 0; i < n->ndirty; i++)
-        free(n->dirty[i].img);
+        free(n->dirty[i].img - B2FS_IMG_ROOM);
     free(n->dirty);
     free(n->touched);
     free(n->view);

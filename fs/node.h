@@ -20,6 +20,7 @@
  *   the commit lock   an OFD lock on n->fd (fs/backing), taken under the write lock.
  *   n->ra_lock        the sequential-reader fields; taken under n->lock (read) or alone.
  *   n->job_lock       compression jobs' completion; under n->lock or alone (workers).
+ *   idle_lock         fs/idle's queue and the idle_* fields; under n->lock or alone.
  *   table_lock        the table, the idle list, refs, dev/ino; under any of the above
  *                     or alone. Never wait for a node lock while holding it.
  *   leaf locks        block cache, worker queue, chunk image pool, inode table (the
@@ -41,10 +42,14 @@
 #include "fs/paths.h"
 #include "fs/wpool.h"
 
+/* Room in front of every chunk image (its allocation starts there): a chunk stored as it
+ * is gets its header written there and goes to the frame without a copy (fs/write). */
+#define B2FS_IMG_ROOM B2_HEADER_LEN
+
 /* A chunk whose bytes are newer than the frame's (fs/dirty). */
 typedef struct b2fs_dirty {
     int64_t n;              /* chunk number */
-    uint8_t *img;           /* chunksize bytes */
+    uint8_t *img;           /* chunksize bytes, B2FS_IMG_ROOM after its allocation */
     uint32_t valid;         /* img's bytes from here on are not cleared yet: they read as
                              * zeros (dirty_clear_to before anything looks at them; a new
                              * file's first chunk then costs no 1 MiB memset) */
@@ -108,6 +113,9 @@ typedef struct b2fs_node {
     int npending;           /* n->job_lock: jobs not yet encoded */
     b2_cctx *cctx;
     b2_cctx *spare_cctx[8]; /* compression contexts for jobs, reused */
+    int defer;              /* chunks written are stored as they are, to be compressed when
+                             * the file goes idle (fs/idle): a file created through the
+                             * mount or truncated to 0, until then */
     int nspare;
     size_t staged;          /* bytes handed to the frame since the last commit */
     int changed;            /* staged changes not committed */
@@ -126,6 +134,8 @@ typedef struct b2fs_node {
     uint64_t behind_started;    /* commits started behind the writer so far (a writer at the
                                  * bound waits for one within its write: n->behind is NULL
                                  * again when the write returns) */
+    int compact_check;      /* a commit behind the writer ended: the next commit looks
+                             * at compaction even with nothing of its own to commit */
 
     /* readers (fs/read) */
     uint64_t ra_next;       /* ra_lock: offset a sequential reader asks for next */
@@ -142,6 +152,11 @@ typedef struct b2fs_node {
     uint64_t decoded_chunks; /* atomic: chunks decoded whole (special values, Bloscpack) */
     uint64_t damaged_reads; /* atomic: reads refused because a checksum did not hold */
     time_t checked;         /* atomic: last time a reader looked for other mounts' commits */
+
+    /* compression when idle (fs/idle); idle's lock */
+    int idle_queued;        /* in idle's queue (which holds a reference) */
+    struct b2fs_node *idle_next;
+    struct timespec idle_due; /* CLOCK_MONOTONIC: when to look at it again */
 } b2fs_node;
 
 /* The hook node_put calls for a node leaving the table (no references, no lock held);

@@ -17,6 +17,7 @@
 #include "fs/commit.h"
 #include "fs/errmap.h"
 #include "fs/file.h"
+#include "fs/idle.h"
 #include "fs/log.h"
 #include "fs/node.h"
 #include "fs/options.h"
@@ -627,12 +628,17 @@ void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
     node_table_init(commit_retire, rekeyed);
     bcache_init(b2fs_cfg.cache_size);
     wpool_init(b2fs_cfg.nthreads);
+    int r = b2fs_cfg.compress_idle > 0 ? idle_start() : 0;
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "no thread for compression when idle (%s): chunks are compressed "
+                 "as written", strerror(-r));
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
 }
 
 void ops_unmount(void)
 {
     push_stop();   /* its blocks hold nodes */
+    idle_stop();   /* compresses what waits: its queue holds nodes too */
     commit_all();
     wpool_shutdown();
     bcache_shutdown();

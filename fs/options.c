@@ -31,6 +31,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("chunksize=", KEY_B2),
     FUSE_OPT_KEY("blocksize=", KEY_B2),
     FUSE_OPT_KEY("nthreads=", KEY_B2),
+    FUSE_OPT_KEY("compress_idle=", KEY_B2),
     FUSE_OPT_KEY("cache_size=", KEY_B2),
     FUSE_OPT_KEY("dirty_size=", KEY_B2),
     FUSE_OPT_KEY("checksums=", KEY_B2),
@@ -79,6 +80,10 @@ static const char usage_text[] =
     "                       kernel's page cache, so reads of its other pages need no\n"
     "                       request and no decoding (as squashfs does); off: only the pages\n"
     "                       asked for (on)\n"
+    "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
+    "                       written, at the cost of a copy, and compressed with the file's\n"
+    "                       parameters once it has had no write for SECS seconds, and at\n"
+    "                       unmount; 0: each chunk is compressed as it is written (2)\n"
     "    ro                 read only\n"
     "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
     "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
@@ -208,6 +213,11 @@ static int set_option(b2fs_config *cfg, const char *arg)
         if (strcmp(value, "on") && strcmp(value, "off"))
             return bad_value(name, value, "on or off");
         *(name[0] == 'c' ? &cfg->checksums : &cfg->push_blocks) = !strcmp(value, "on");
+    } else if (!strcmp(name, "compress_idle")) {
+        long v;
+        if (parse_int(value, 0, 3600, &v))
+            return bad_value(name, value, "not a number of seconds 0..3600");
+        cfg->compress_idle = (int)v;
     } else if (!strcmp(name, "nthreads")) {
         long v;
         if (parse_int(value, 1, 64, &v))
@@ -281,6 +291,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->rootfd = -1;
     cfg->checksums = 1;
     cfg->push_blocks = 1;
+    cfg->compress_idle = 2;
     struct parse_state ps = {.cfg = cfg};
     if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
         return -1;

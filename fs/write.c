@@ -74,7 +74,8 @@ static void pick_typesize(b2fs_node *n, const b2fs_dirty *d, size_t len)
         write_params_changed(n);
 }
 
-/* Hands dirty chunk d to the frame layer (compressed there; all zeros -> zero chunk). */
+/* Hands dirty chunk d to the frame layer: compressed there (all zeros -> zero chunk), or
+ * stored as it is while the file defers its compression (fs/idle). */
 static int flush_one(b2fs_node *n, b2fs_dirty *d)
 {
     uint64_t cs = (uint64_t)n->chunksize, start = (uint64_t)d->n * cs;
@@ -88,7 +89,14 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
         return r;
     dirty_clear_to(d, (uint32_t)len);
     pick_typesize(n, d, (size_t)len);
-    r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
+    if (n->defer) {
+        /* stored as it is: the image itself, its header written in the room before it */
+        r = b2f_update_stored(n->frame, d->n, d->img - B2FS_IMG_ROOM, (size_t)len);
+        if (r == 0)
+            d->img = NULL;   /* the frame's now */
+    } else {
+        r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
+    }
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)d->n, b2f_strerror(r));
         return r;
@@ -195,9 +203,12 @@ static void encode_job(b2fs_task *t)
     pthread_mutex_unlock(&n->job_lock);
 }
 
-/* Hands a full dirty chunk to the workers (the image goes with it). */
+/* Hands a full dirty chunk to the workers (the image goes with it); one to be stored as
+ * it is goes to the frame here. */
 static int submit(b2fs_node *n, b2fs_dirty *d)
 {
+    if (n->defer)
+        return flush_one(n, d);
     dirty_clear_to(d, (uint32_t)n->chunksize);
     pick_typesize(n, d, (size_t)n->chunksize);
     b2fs_job *j = calloc(1, sizeof *j);
@@ -419,3 +430,49 @@ int write_truncate(b2fs_node *n, uint64_t size)
     return 0;
 }
 
+
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
+{
+    b2_frame *f = n->frame;
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    if (!n->cctx && !(n->cctx = b2f_cctx_new(f)))
+        return -ENOMEM;
+    size_t cap = (size_t)n->chunksize + B2_MAX_OVERHEAD, staged = 0;
+    uint8_t *raw = malloc((size_t)n->chunksize);
+    if (!raw)
+        return -ENOMEM;
+    int r = 0;
+    int64_t c = *next;
+    for (; c < st.nchunks && staged < budget; c++) {
+        const b2_chunk_layout *lay;
+        if (b2f_chunk_special(f, c) != B2_SPECIAL_NONE || b2f_chunk_layout(f, c, &lay) < 0 ||
+            !lay->info.memcpyed)
+            continue;   /* (damage is for readers to report) */
+        int32_t len = lay->info.nbytes;
+        if (len <= 0 || len > n->chunksize || b2f_read_stored(f, c, 0, (uint32_t)len, raw) != 0)
+            continue;
+        uint8_t *out = malloc(cap);
+        if (!out) {
+            r = -ENOMEM;
+            break;
+        }
+        int cb = b2f_encode_chunk(n->cctx, st.typesize, raw, (size_t)len, out, cap);
+        if (cb < 0 || cb >= len) {   /* does not compress: stays as it is */
+            free(out);
+            continue;
+        }
+        uint8_t *fit = realloc(out, (size_t)cb);
+        out = fit ? fit : out;
+        if ((r = b2f_update_encoded(f, c, out, cb)) < 0) {
+            free(out);
+            b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)c, b2f_strerror(r));
+            break;
+        }
+        dirty_note_staged(n, c, (uint64_t)c * (uint64_t)n->chunksize, (size_t)len);
+        staged += (size_t)cb;
+    }
+    free(raw);
+    *next = c;
+    return r;
+}

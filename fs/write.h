@@ -36,6 +36,12 @@ int write_flush(b2fs_node *n);
 int write_harvest(b2fs_node *n, int wait);
 /* Waits while the node has too many chunks in flight (a fast writer, slow workers). */
 int write_throttle(b2fs_node *n);
+/* Compresses the chunks stored as they are (a file that deferred its compression,
+ * fs/idle) with the file's parameters, from chunk *next on, until about budget bytes of
+ * compressed chunks are staged or the frame ends; *next is then where to go on (the
+ * frame's chunk count: done). A chunk that does not compress stays as it is. Nothing is
+ * committed. 0 or a negative code. */
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget);
 /* The frame's parameters changed: contexts made for the old ones are dropped. */
 void write_params_changed(b2fs_node *n);
 

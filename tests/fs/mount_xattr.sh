@@ -9,7 +9,8 @@ command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not insta
 
 cp "$DATA/meta-lz4-t4.b2frame" "$BACK/"
 cp "$DATA/bytedelta/f32-zstd5-shuffle+bytedelta-t4.b2frame" "$BACK/bd3.b2frame"   # C-Blosc2 3.3
-mount_b2fs -o codec=lz4,clevel=5,typesize=4,chunksize=256K || { fail "mount"; finish; exit 1; }
+# (compress_idle=0: chunks compressed as written, so that their attributes show at once)
+mount_b2fs -o codec=lz4,clevel=5,typesize=4,chunksize=256K,compress_idle=0 || { fail "mount"; finish; exit 1; }
 get() { getfattr --only-values -n "user.blosc2.$1" "$2" 2>/dev/null; }
 
 seq 1 100000 >"$MNT/f"
@@ -146,6 +147,9 @@ cp /usr/include/stdlib.h "$MNT/text"
 check "by default a float32 series gets typesize 4" [ "$(get typesize "$MNT/f32")" = 4 ]
 check "... int16 rows typesize 2" [ "$(get typesize "$MNT/i16")" = 2 ]
 check "... text keeps the frame's default, 8" [ "$(get typesize "$MNT/text")" = 8 ]
+# (a new file's chunks are stored as written, and compressed when it goes idle or at
+# unmount: tests/fs/mount_idle.sh)
+remount_b2fs || fail "remount"
 check "... the int16 chunks are shuffled, with bytedelta where it pays" \
     grep -Eq "^(shuffle|bitshuffle|shuffle,bytedelta)=[0-9]+$" <(get chunkfilters "$MNT/i16")
 check "... they read back" sh -c 'cmp "$1" "$2/f32" && cmp "$3" "$2/i16"' sh "$WORK/series" "$MNT" "$WORK/i16"

@@ -1,0 +1,227 @@
+/* Compression when a file goes idle (idle.h). */
+#include "fs/idle.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fs/commit.h"
+#include "fs/log.h"
+#include "fs/options.h"
+#include "fs/share.h"
+#include "fs/write.h"
+
+/* Compressed bytes staged before they are committed: a larger file is committed in place
+ * batch by batch (its readers get in between), and the rewrite at the end copies them. */
+#define IDLE_BATCH ((size_t)64 << 20)
+/* Files waiting past this many (each entry keeps its file open): the one due first is
+ * compressed at once. */
+#define IDLE_QUEUE_MAX 128
+
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed; on
+                                    * CLOCK_MONOTONIC */
+static b2fs_node *queue;           /* idle_lock: through idle_next, unordered */
+static int queued;                 /* idle_lock */
+static int stopping;               /* idle_lock */
+static int running;                /* atomic: the thread is there to take notes */
+static pthread_t thread;
+
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* CLOCK_MONOTONIC now plus ms milliseconds. */
+static void due_in(struct timespec *t, long ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+int idle_wanted(const b2fs_node *n)
+{
+    return __atomic_load_n(&running, __ATOMIC_ACQUIRE) && n->kind == B2FS_FRAME && !n->view &&
+           n->chunksize > 0;
+}
+
+/* Puts n in the queue, due at *due (caller holds idle_lock and gives it a reference). */
+static void enqueue_locked(b2fs_node *n, const struct timespec *due)
+{
+    n->idle_queued = 1;
+    n->idle_due = *due;
+    n->idle_next = queue;
+    queue = n;
+    queued++;
+    pthread_cond_signal(&idle_cond);
+}
+
+void idle_note(b2fs_node *n)
+{
+    pthread_mutex_lock(&idle_lock);
+    if (!n->idle_queued && !stopping) {
+        /* (a write since moves nothing here: the thread looks at n->written when due) */
+        struct timespec due;
+        due_in(&due, 1000L * b2fs_cfg.compress_idle);
+        node_ref(n);
+        enqueue_locked(n, &due);
+    }
+    pthread_mutex_unlock(&idle_lock);
+}
+
+/* Milliseconds until n has been idle long enough (n->lock held), 0 when it has. */
+static long idle_wait_ms(const b2fs_node *n)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long since = (long long)(now.tv_sec - n->written.tv_sec) * 1000 +
+                      (now.tv_nsec - n->written.tv_nsec) / 1000000;
+    long long want = 1000LL * b2fs_cfg.compress_idle;
+    /* (a clock set back: now) */
+    return since >= 0 && since < want ? (long)(want - since) : 0;
+}
+
+/* Compresses what n stored as it is, unless a write came too recently (without force):
+ * then returns 1 with *again, when to look again. */
+static int compress(b2fs_node *n, int force, struct timespec *again)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    /* (a .npy file written is an array by now, its chunks compressed as it became one) */
+    if (!n->defer || !n->frame || !n->writable || n->view) {
+        n->defer = 0;
+        pthread_rwlock_unlock(&n->lock);
+        return 0;
+    }
+    long wait = force ? 0 : idle_wait_ms(n);
+    if (wait > 0) {
+        pthread_rwlock_unlock(&n->lock);
+        due_in(again, wait);
+        return 1;
+    }
+    /* what the writers left (a last partial chunk, stored too) is committed first */
+    int r = commit_node(n, 0);
+    /* the contents do not change: nor does the time the file was last written */
+    struct stat before;
+    int timed = r == 0 && fstat(n->fd, &before) == 0;
+    /* a file with hard links cannot be rewritten into a new one renamed over it (that
+     * would split the names): compressed in place it would keep its stored chunks as dead
+     * space and grow, so it stays as written */
+    if (timed && before.st_nlink > 1)
+        r = 1;
+    int64_t next = 0;
+    while (r == 0) {
+        if ((r = share_lock(n)) < 0)
+            break;
+        /* another mount's commits first: what is compressed is the file as it is now */
+        r = share_rebase_if_changed(n, 1);
+        if (r == 0)
+            r = write_compress_stored(n, &next, IDLE_BATCH);
+        b2f_stat st;
+        b2f_stat_get(n->frame, &st);
+        int last = next >= st.nchunks;
+        if (r < 0 || !n->changed) {
+            share_unlock(n);
+            if (r < 0 || last)
+                break;
+            continue;
+        }
+        /* each of these takes the commit lock again and releases it */
+        r = last ? commit_rewrite(n) : commit_node(n, 1);
+        if (last)
+            break;
+        pthread_rwlock_unlock(&n->lock);
+        sched_yield();   /* readers waiting get in between batches */
+        pthread_rwlock_wrlock(&n->lock);
+        if (!n->frame || !n->writable)
+            break;
+    }
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: compressing it failed (%s): its chunks stay stored as written",
+                 n->path, b2f_strerror(r));
+    if (timed && n->frame) {
+        const struct timespec times[2] = {before.st_atim, before.st_mtim};
+        if (futimens(n->fd, times) == 0)
+            node_stamp(n);
+    }
+    n->defer = 0;
+    pthread_rwlock_unlock(&n->lock);
+    return 0;
+}
+
+static void *run(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&idle_lock);
+    for (;;) {
+        if (!queue) {
+            if (stopping)
+                break;
+            pthread_cond_wait(&idle_cond, &idle_lock);
+            continue;
+        }
+        b2fs_node **first = &queue;
+        for (b2fs_node **pp = &queue; *pp; pp = &(*pp)->idle_next)
+            if (before(&(*pp)->idle_due, &(*first)->idle_due))
+                first = pp;
+        b2fs_node *n = *first;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!stopping && queued <= IDLE_QUEUE_MAX && before(&now, &n->idle_due)) {
+            pthread_cond_timedwait(&idle_cond, &idle_lock, &n->idle_due);
+            continue;
+        }
+        *first = n->idle_next;
+        queued--;
+        n->idle_queued = 0;
+        int force = stopping || queued >= IDLE_QUEUE_MAX;
+        pthread_mutex_unlock(&idle_lock);
+        struct timespec again;
+        int later = compress(n, force, &again);
+        pthread_mutex_lock(&idle_lock);
+        if (later && !n->idle_queued) {
+            enqueue_locked(n, &again);   /* with the reference it had */
+            continue;
+        }
+        pthread_mutex_unlock(&idle_lock);
+        node_put(n);
+        pthread_mutex_lock(&idle_lock);
+    }
+    pthread_mutex_unlock(&idle_lock);
+    return NULL;
+}
+
+int idle_start(void)
+{
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a) != 0)
+        return -ENOMEM;
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    int r = pthread_cond_init(&idle_cond, &a);
+    pthread_condattr_destroy(&a);
+    if (r != 0)
+        return -r;
+    if ((r = pthread_create(&thread, NULL, run, NULL)) != 0)
+        return -r;
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void idle_stop(void)
+{
+    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&idle_lock);
+    stopping = 1;
+    pthread_cond_signal(&idle_cond);
+    pthread_mutex_unlock(&idle_lock);
+    pthread_join(thread, NULL);
+    __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,33 @@
+/* fs/idle: compression when a file goes idle (-o compress_idle=SECS). A file created
+ * through the mount, or truncated to 0, has its chunks stored as they are written
+ * (n->defer; fs/write), which costs a copy instead of a codec pass: the writer runs at
+ * the speed of the disk, not of zstd. Once the file has had no write for SECS seconds,
+ * or at unmount, a thread of this module compresses those chunks with the file's own
+ * parameters (filters chosen per chunk, as when written) and the file is rewritten
+ * compacted into a new file renamed into place (fs/commit: commit_rewrite), as
+ * compaction does: a crash leaves the stored file or the compressed one, both whole.
+ * A file of more than IDLE_BATCH of compressed chunks is committed in place batch by
+ * batch first, its readers let in between batches; readers wait while a batch is made.
+ *
+ * Owns: the queue of files waiting (each entry holds a node reference) and its thread.
+ * idle_lock guards the queue and the nodes' idle_* fields; it is taken under n->lock or
+ * alone, and nothing is waited for while holding it. The thread takes n->lock (write)
+ * and the commit lock (fs/share) as a commit does. Calls: fs/write, fs/commit,
+ * fs/share, fs/node, fs/options, fs/log. */
+#ifndef B2FS_IDLE_H
+#define B2FS_IDLE_H
+
+#include "fs/node.h"
+
+/* Starts the thread (at mount, when compress_idle is not 0). 0 or -errno. */
+int idle_start(void);
+/* At unmount: compresses every file still waiting, at once, then stops the thread. */
+void idle_stop(void);
+/* Whether chunks written to n from now on are to be stored as they are (n->defer): the
+ * mount defers compression and n is an ordinary frame. */
+int idle_wanted(const b2fs_node *n);
+/* n stored a chunk as it is (caller holds n->lock, write): queued, if not already, to be
+ * compressed once it is idle. */
+void idle_note(b2fs_node *n);
+
+#endif

@@ -1,0 +1,124 @@
+#!/bin/bash
+# compress_idle: a new file's chunks are stored as written and compressed once the file
+# has had no write for a while, or at unmount. The stored file and the compressed one both
+# read right and are valid frames; compression leaves no dead space and keeps the file's
+# time; readers during it read right; hard links, rewrites from nothing and .npy arrays
+# go through it. Built with --enable-tsan the daemon logs no report.
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+need_fuse
+PY=/usr/bin/python3
+command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not installed"
+
+get() { getfattr --absolute-names --only-values -n "user.blosc2.$1" "$2" 2>/dev/null; }
+mtime() { stat -c %Y "$1"; }
+dead() { "$B2FRAME" info "$1" | sed -n 's/^dead_bytes: //p'; }
+size() { stat -c %s "$1"; }
+# a float32 series (compressible) of $2 MiB
+$PY -c "
+import struct, sys
+n = int(sys.argv[1]) * 262144
+sys.stdout.buffer.write(b''.join(struct.pack('<f', (i % 977) * 0.5 + i // 977) for i in range(n)))
+" 4 >"$WORK/s4"
+$PY -c "
+import struct, sys
+n = int(sys.argv[1]) * 262144
+sys.stdout.buffer.write(b''.join(struct.pack('<f', (i % 977) * 0.5 + i // 977) for i in range(n)))
+" 48 >"$WORK/s48"
+
+# 1. Stored while the mount is up (a long idle time), compressed at unmount
+mount_b2fs -o compress_idle=600 || { fail "mount"; finish; exit 1; }
+cp "$WORK/s4" "$MNT/s4"
+cp /usr/include/stdlib.h "$MNT/text"
+check "a new file's chunks are stored as written" [ "$(get chunkfilters "$MNT/s4")" = stored=4 ]
+check "... and take the room of the data" [ "$(size "$BACK/s4.b2frame")" -gt "$(size "$WORK/s4")" ]
+check "... and read back" cmp "$WORK/s4" "$MNT/s4"
+check "... in a valid frame" frame_ok "$BACK/s4.b2frame"
+touch -d "2020-01-02 03:04:05" "$MNT/s4"
+t_s4=$(mtime "$MNT/s4")
+unmount_b2fs
+check "at unmount it is compressed" [ "$(size "$BACK/s4.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... with no dead space left" [ "$(dead "$BACK/s4.b2frame")" = 0 ]
+check "... in a valid frame" frame_ok "$BACK/s4.b2frame"
+check "... the text too" [ "$(size "$BACK/text.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
+check "... no temporary file is left" not sh -c 'ls -A "$1" | grep -q "^\.b2fs-tmp"' sh "$BACK"
+mount_b2fs -o compress_idle=600 || { fail "remount"; finish; exit 1; }
+check "... its time is the one it had" [ "$(mtime "$MNT/s4")" = "$t_s4" ]
+check "... its chunks shuffled now" grep -Eq "^(shuffle|bitshuffle|shuffle,bytedelta)=4$" <(get chunkfilters "$MNT/s4")
+check "... and it reads back" cmp "$WORK/s4" "$MNT/s4"
+
+# 2. Written anew (truncated to nothing): stored again, compressed again
+cp "$WORK/s4" "$MNT/s4"
+check "a file truncated and written anew is stored as written again" [ "$(get chunkfilters "$MNT/s4")" = stored=4 ]
+# appending to a file that is compressed already compresses as written
+cat /usr/include/stdio.h >>"$MNT/text"
+check "an append to a compressed file is compressed as written" not grep -q stored <(get chunkfilters "$MNT/text")
+check "... and reads back" cmp <(cat /usr/include/stdlib.h /usr/include/stdio.h) "$MNT/text"
+
+# 3. Hard links: nothing can be renamed over a linked file, and compressed in place it
+# would keep its stored chunks as dead space: it stays as written
+cp "$WORK/s4" "$MNT/linked"
+ln "$MNT/linked" "$MNT/link2"
+touch -d "2021-05-06 07:08:09" "$MNT/linked"
+t_linked=$(mtime "$MNT/linked")
+unmount_b2fs
+check "a hard-linked file stays as written" [ "$(size "$BACK/linked.b2frame")" -gt "$(size "$WORK/s4")" ]
+check "... still one file under two names" [ "$(stat -c %i "$BACK/linked.b2frame")" = "$(stat -c %i "$BACK/link2.b2frame")" ]
+check "... in a valid frame" frame_ok "$BACK/linked.b2frame"
+mount_b2fs -o compress_idle=1 || { fail "remount"; finish; exit 1; }
+check "... its time kept" [ "$(mtime "$MNT/link2")" = "$t_linked" ]
+check "... and both names read back" sh -c 'cmp "$1" "$2/linked" && cmp "$1" "$2/link2"' sh "$WORK/s4" "$MNT"
+
+# 4. Compressed while mounted once idle (1 s here), with a reader going all along
+cp "$WORK/s48" "$MNT/s48"
+rounds=0 bad=0
+for i in $(seq 1 150); do
+    cmp -s "$WORK/s48" "$MNT/s48" || bad=$((bad + 1))
+    rounds=$((rounds + 1))
+    grep -q stored <(get chunkfilters "$MNT/s48") || break
+done
+echo "readers while it was compressed: $rounds, $bad differed"
+check "a file idle for compress_idle seconds is compressed while mounted" not grep -q stored <(get chunkfilters "$MNT/s48")
+check "... every read meanwhile was right" [ "$bad" = 0 ]
+check "... and it reads back" cmp "$WORK/s48" "$MNT/s48"
+check "... in a valid frame" frame_ok "$BACK/s48.b2frame"
+check "... of less than half the room" [ "$(size "$BACK/s48.b2frame")" -lt $(($(size "$WORK/s48") / 2)) ]
+
+# 5. Written in bursts with pauses longer than compress_idle: whatever came in each burst
+# reads back, and the file ends compressed
+: >"$WORK/bursts"
+for b in 1 2 3; do
+    head -c $((b * 700000)) "$WORK/s48" >>"$WORK/bursts"
+    head -c $((b * 700000)) "$WORK/s48" >>"$MNT/bursts"
+    sleep 1.5
+done
+check "a file written in bursts reads back" cmp "$WORK/bursts" "$MNT/bursts"
+
+# 6. A .npy file written through the mount becomes an array, compressed as it does
+if $PY -c 'import numpy' 2>/dev/null; then
+    $PY -c "
+import numpy as np, sys
+np.save(sys.argv[1], (np.arange(300000, dtype=np.float32) * 0.25).reshape(600, 500))
+" "$MNT/a.npy"
+    check "a .npy file written is stored as an array" [ -f "$BACK/a.b2nd" ]
+    check "... and loads back" $PY -c "
+import numpy as np, sys
+a = np.load(sys.argv[1])
+sys.exit(0 if a.shape == (600, 500) and (a.ravel() == np.arange(300000, dtype=np.float32) * 0.25).all() else 1)
+" "$MNT/a.npy"
+else
+    echo "python3-numpy is not installed: the .npy part is not run"
+fi
+
+unmount_b2fs
+check "after unmount the burst file is compressed" [ "$(size "$BACK/bursts.b2frame")" -lt $(($(size "$WORK/bursts") / 2)) ]
+for f in "$BACK"/*.b2frame "$BACK"/*.b2nd; do
+    [ -e "$f" ] || continue
+    check "$(basename "$f") is a valid frame" frame_ok "$f"
+done
+if [ -n "${CB2CHECK:-}" ] && [ -x "$CB2CHECK" ]; then
+    check "C-Blosc2 reads the compressed series to its bytes" \
+        [ "$("$CB2CHECK" "$BACK/s48.b2frame" | cut -f5)" = "$(sha256sum <"$WORK/s48" | cut -c1-64)" ]
+fi
+check "the daemon logged no error" not grep -Eq "error|failed|ThreadSanitizer" "$WORK/b2fs.log"
+finish
