@@ -20,7 +20,15 @@ secs() {
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? b / s / 1e6 : 0) }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
-umount_wait() { fusermount3 -u "$1"; while mountpoint -q "$1"; do sleep 0.1; done; }
+# Unmounts $1 and waits for its daemon to exit (b2fs compresses what waits for it at
+# unmount: the next measure must not run beside that)
+umount_wait() {
+    local pids p
+    pids=$(pgrep -f -- " $1\$" || true)
+    fusermount3 -u "$1"
+    while mountpoint -q "$1"; do sleep 0.1; done
+    for p in $pids; do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
+}
 # IOPS of random 4 KiB reads of $1 for $2 seconds, the page cache dropped first
 fio_iops() {
     dropcache

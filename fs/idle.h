@@ -6,8 +6,9 @@
  * parameters (filters chosen per chunk, as when written) and the file is rewritten
  * compacted into a new file renamed into place (fs/commit: commit_rewrite), as
  * compaction does: a crash leaves the stored file or the compressed one, both whole.
- * A file of more than IDLE_BATCH of compressed chunks is committed in place batch by
- * batch first, its readers let in between batches; readers wait while a batch is made.
+ * The chunks are compressed on the workers (fs/write: write_compress_stored). A file of
+ * more than IDLE_BATCH (256 MiB) of compressed chunks is committed in place batch by batch
+ * first, its readers let in between; readers wait while a batch is made.
  *
  * Owns: the queue of files waiting (each entry holds a node reference) and its thread.
  * idle_lock guards the queue and the nodes' idle_* fields; it is taken under n->lock or

@@ -431,48 +431,124 @@ int write_truncate(b2fs_node *n, uint64_t size)
 }
 
 
+/* One stored chunk compressed on a worker for write_compress_stored. */
+typedef struct recompress_task {
+    b2fs_task task;         /* first: the pool hands this back */
+    struct recompress_batch *batch;
+    int64_t c;
+    uint8_t *raw;           /* the chunk's bytes */
+    int32_t len;
+    b2_cctx *cctx;
+    int typesize;
+    uint8_t *out;           /* its compressed form (rc bytes), when rc > 0 */
+    int rc;
+} recompress_task;
+
+typedef struct recompress_batch {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;    /* with lock: pending went down */
+    int pending;            /* lock */
+} recompress_batch;
+
+static void recompress_run(b2fs_task *t)
+{
+    recompress_task *r = (recompress_task *)t;
+    size_t cap = (size_t)r->len + B2_MAX_OVERHEAD;
+    r->out = malloc(cap);
+    r->rc = r->out ? b2f_encode_chunk(r->cctx, r->typesize, r->raw, (size_t)r->len, r->out, cap)
+                   : B2E_NOMEM;
+    recompress_batch *b = r->batch;
+    pthread_mutex_lock(&b->lock);
+    b->pending--;
+    pthread_cond_signal(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Whether chunk c is stored as it is (and not damaged: that is for readers to report). */
+static int stored_chunk(b2_frame *f, int64_t c, int32_t chunksize, int32_t *len)
+{
+    const b2_chunk_layout *lay;
+    if (b2f_chunk_special(f, c) != B2_SPECIAL_NONE || b2f_chunk_layout(f, c, &lay) < 0 ||
+        !lay->info.memcpyed)
+        return 0;
+    *len = lay->info.nbytes;
+    return *len > 0 && *len <= chunksize;
+}
+
 int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
 {
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
-    if (!n->cctx && !(n->cctx = b2f_cctx_new(f)))
-        return -ENOMEM;
-    size_t cap = (size_t)n->chunksize + B2_MAX_OVERHEAD, staged = 0;
-    uint8_t *raw = malloc((size_t)n->chunksize);
-    if (!raw)
-        return -ENOMEM;
+    /* as many chunks at once as there are workers, and one more queued behind them */
+    enum { MAX_AT_ONCE = 16 };
+    int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
+    recompress_task t[MAX_AT_ONCE];
+    recompress_batch b = {.pending = 0};
+    pthread_mutex_init(&b.lock, NULL);
+    pthread_cond_init(&b.cond, NULL);
+    size_t staged = 0;
     int r = 0;
     int64_t c = *next;
-    for (; c < st.nchunks && staged < budget; c++) {
-        const b2_chunk_layout *lay;
-        if (b2f_chunk_special(f, c) != B2_SPECIAL_NONE || b2f_chunk_layout(f, c, &lay) < 0 ||
-            !lay->info.memcpyed)
-            continue;   /* (damage is for readers to report) */
-        int32_t len = lay->info.nbytes;
-        if (len <= 0 || len > n->chunksize || b2f_read_stored(f, c, 0, (uint32_t)len, raw) != 0)
-            continue;
-        uint8_t *out = malloc(cap);
-        if (!out) {
-            r = -ENOMEM;
-            break;
+    while (r == 0 && c < st.nchunks && staged < budget) {
+        int k = 0;
+        for (; c < st.nchunks && k < at_once; c++) {
+            int32_t len;
+            if (!stored_chunk(f, c, n->chunksize, &len))
+                continue;
+            recompress_task *x = &t[k];
+            memset(x, 0, sizeof *x);
+            x->raw = malloc((size_t)len);
+            x->cctx = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(f);
+            if (!x->raw || !x->cctx) {
+                free(x->raw);
+                if (x->cctx)
+                    cctx_put(n, x->cctx);
+                r = -ENOMEM;
+                break;
+            }
+            if (b2f_read_stored(f, c, 0, (uint32_t)len, x->raw) != 0) {
+                free(x->raw);
+                cctx_put(n, x->cctx);
+                continue;
+            }
+            x->task.run = recompress_run;
+            x->batch = &b;
+            x->c = c;
+            x->len = len;
+            x->typesize = st.typesize;
+            k++;
         }
-        int cb = b2f_encode_chunk(n->cctx, st.typesize, raw, (size_t)len, out, cap);
-        if (cb < 0 || cb >= len) {   /* does not compress: stays as it is */
-            free(out);
-            continue;
+        b.pending = k;
+        for (int i = 0; i < k; i++)
+            wpool_submit(&t[i].task);
+        pthread_mutex_lock(&b.lock);
+        while (b.pending)
+            pthread_cond_wait(&b.cond, &b.lock);
+        pthread_mutex_unlock(&b.lock);
+        for (int i = 0; i < k; i++) {
+            recompress_task *x = &t[i];
+            /* one that does not compress stays as it is */
+            if (r == 0 && x->rc > 0 && x->rc < x->len) {
+                uint8_t *fit = realloc(x->out, (size_t)x->rc);
+                x->out = fit ? fit : x->out;
+                if ((r = b2f_update_encoded(f, x->c, x->out, x->rc)) == 0) {
+                    x->out = NULL;   /* the frame's now */
+                    dirty_note_staged(n, x->c, (uint64_t)x->c * (uint64_t)n->chunksize,
+                                      (size_t)x->len);
+                    staged += (size_t)x->rc;
+                } else {
+                    b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)x->c,
+                             b2f_strerror(r));
+                }
+            }
+            free(x->out);
+            free(x->raw);
+            cctx_put(n, x->cctx);
         }
-        uint8_t *fit = realloc(out, (size_t)cb);
-        out = fit ? fit : out;
-        if ((r = b2f_update_encoded(f, c, out, cb)) < 0) {
-            free(out);
-            b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)c, b2f_strerror(r));
-            break;
-        }
-        dirty_note_staged(n, c, (uint64_t)c * (uint64_t)n->chunksize, (size_t)len);
-        staged += (size_t)cb;
     }
-    free(raw);
+    pthread_cond_destroy(&b.cond);
+    pthread_mutex_destroy(&b.lock);
     *next = c;
     return r;
 }
