@@ -115,10 +115,10 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
     /* the contents do not change: nor does the time the file was last written */
     struct stat before;
     int timed = r == 0 && fstat(n->fd, &before) == 0;
-    /* a file with hard links cannot be rewritten into a new one renamed over it (that
-     * would split the names): compressed in place it would keep its stored chunks as dead
-     * space and grow, so it stays as written */
-    if (timed && before.st_nlink > 1)
+    /* a file deleted meanwhile is not worth it; one with hard links cannot be rewritten
+     * into a new file renamed over it (that would split the names), and compressed in
+     * place it would keep its stored chunks as dead space and grow: it stays as written */
+    if (timed && before.st_nlink != 1)
         r = 1;
     int64_t next = 0;
     while (r == 0) {
