@@ -38,6 +38,7 @@ check "scrub: directories only" [ "$(offers b2frame scrub "")" = sub ]
 check "pack IN: any file" has notes.txt "$(offers b2frame pack "")"
 
 check "b2fs -o: its options" has "push_blocks=" "$(offers b2fs -o p)"
+check "b2fs -o: compress_idle= among them" has "compress_idle=" "$(offers b2fs -o comp)"
 check "... values after =" [ "$(offers b2fs -o codec=l | tr '\n' ' ')" = "codec=lz4 codec=lz4hc " ]
 check "... after a comma, the next option" has "codec=zstd,checksums=off" "$(offers b2fs -o codec=zstd,checksums=o)"
 check "... FUSE's own" has allow_other "$(offers b2fs -o all)"
