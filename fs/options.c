@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 b2fs_config b2fs_cfg;
 
@@ -83,7 +86,9 @@ static const char usage_text[] =
     "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
     "                       written, at the cost of a copy, and compressed with the file's\n"
     "                       parameters once it has had no write for SECS seconds, and at\n"
-    "                       unmount; 0: each chunk is compressed as it is written (2)\n"
+    "                       unmount; 0: each chunk is compressed as it is written (2; 0\n"
+    "                       where BACKING is on a network or FUSE file system, where\n"
+    "                       moving bytes costs more than compressing them)\n"
     "    ro                 read only\n"
     "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
     "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
@@ -280,6 +285,26 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
     }
 }
 
+/* Whether the directory fd is on a network or FUSE file system (a cluster's client):
+ * there, storing a new file as written and rewriting it compressed later moves more
+ * bytes over the network than compressing it as written. */
+static int on_network(int fd)
+{
+    struct statfs st;
+    if (fstatfs(fd, &st) < 0)
+        return 0;
+    switch ((unsigned long)st.f_type) {
+    case FUSE_SUPER_MAGIC: case NFS_SUPER_MAGIC: case SMB_SUPER_MAGIC:
+    case CIFS_SUPER_MAGIC: case SMB2_SUPER_MAGIC: case CEPH_SUPER_MAGIC:
+    case AFS_SUPER_MAGIC: case AFS_FS_MAGIC: case V9FS_MAGIC: case OCFS2_SUPER_MAGIC:
+    case 0x01161970:   /* GFS2 */
+    case 0x0bd00bd0:   /* Lustre */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
 {
     b2f_params_default(&cfg->params);
@@ -291,7 +316,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->rootfd = -1;
     cfg->checksums = 1;
     cfg->push_blocks = 1;
-    cfg->compress_idle = 2;
+    cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
     struct parse_state ps = {.cfg = cfg};
     if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
         return -1;
@@ -321,6 +346,8 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
                 ps.mountpoint, cfg->backing);
         return -1;
     }
+    if (cfg->compress_idle < 0)
+        cfg->compress_idle = on_network(cfg->rootfd) ? 0 : 2;
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);
     if (!probe) {
         fprintf(stderr, "b2fs: the codec parameters do not go together (typesize %d, blocksize %d)\n",

@@ -113,6 +113,15 @@ cat "$GL_DIR/locks.out"
 check "0. OFD and POSIX locks pass between the two clients" [ $rc -eq 0 ]
 rm -f "$GL_C1/lockfile"
 
+# on a cluster file system a default mount compresses as written (compress_idle 0 there:
+# storing a file as written and rewriting it compressed later would move more bytes)
+mkdir -p "$GL_C1/defaults" "$WORK/mntD"
+MNT=$WORK/mntD BACK=$GL_C1/defaults rel_mount || fail "0. a default mount over the cluster"
+seq 1 300000 >"$WORK/mntD/numbers"
+check "0. over the cluster a default mount compresses a new file as written" \
+    not grep -q stored <(getfattr --only-values -n user.blosc2.chunkfilters "$WORK/mntD/numbers" 2>/dev/null)
+MNT=$WORK/mntD rel_unmount
+
 # 1-3. the suite's tests with the hosts' backing directories on the cluster
 for d in twomounts writers randomA randomB; do mkdir -p "$GL_C1/$d"; done
 run_sub twomounts tests/reliability/rel_twomounts.sh \
