@@ -115,6 +115,7 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
     /* the contents do not change: nor does the time the file was last written */
     struct stat before;
     int timed = r == 0 && fstat(n->fd, &before) == 0;
+    struct timespec written = n->written;
     /* a file deleted meanwhile is not worth it; one with hard links cannot be rewritten
      * into a new file renamed over it (that would split the names), and compressed in
      * place it would keep its stored chunks as dead space and grow: it stays as written */
@@ -150,7 +151,9 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: compressing it failed (%s): its chunks stay stored as written",
                  n->path, b2f_strerror(r));
-    if (timed && n->frame) {
+    /* (unless a writer got in between batches: its write is the file's last change) */
+    if (timed && n->frame && n->written.tv_sec == written.tv_sec &&
+        n->written.tv_nsec == written.tv_nsec) {
         const struct timespec times[2] = {before.st_atim, before.st_mtim};
         if (futimens(n->fd, times) == 0)
             node_stamp(n);
