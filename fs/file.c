@@ -9,8 +9,8 @@
 
 #include "fs/backing.h"
 #include "fs/commit.h"
-#include "fs/idle.h"
 #include "fs/dirty.h"
+#include "fs/idle.h"
 #include "fs/layout.h"
 #include "fs/log.h"
 #include "fs/options.h"

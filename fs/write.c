@@ -106,6 +106,13 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
     return 0;
 }
 
+/* A compression context for a job: a spare one of the node's, or a new one (NULL: no
+ * memory). */
+static b2_cctx *cctx_take(b2fs_node *n)
+{
+    return n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
+}
+
 static void cctx_put(b2fs_node *n, b2_cctx *c)
 {
     if (n->nspare < (int)(sizeof n->spare_cctx / sizeof n->spare_cctx[0]))
@@ -212,7 +219,7 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
     dirty_clear_to(d, (uint32_t)n->chunksize);
     pick_typesize(n, d, (size_t)n->chunksize);
     b2fs_job *j = calloc(1, sizeof *j);
-    b2_cctx *c = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(n->frame);
+    b2_cctx *c = cctx_take(n);
     if (!j || !c) {
         free(j);
         if (c)
@@ -430,7 +437,6 @@ int write_truncate(b2fs_node *n, uint64_t size)
     return 0;
 }
 
-
 /* One stored chunk compressed on a worker for write_compress_stored. */
 typedef struct recompress_task {
     b2fs_task task;         /* first: the pool hands this back */
@@ -499,7 +505,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
-            x->cctx = n->nspare ? n->spare_cctx[--n->nspare] : b2f_cctx_new(f);
+            x->cctx = cctx_take(n);
             if (!x->raw || !x->cctx) {
                 free(x->raw);
                 if (x->cctx)
