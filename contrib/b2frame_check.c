@@ -150,7 +150,8 @@ int bt_verify_file(const char *path, int quiet)
     else if (!quiet)
         printf("%s: ok (%lld chunks, %lld of %lld stored ones checked against checksums%s)\n",
                path, (long long)nchunks, (long long)nsummed, (long long)integ.chunks_stored,
-               integ.sealed ? "; header, index and trailer by fingerprint" : "");
+               integ.sealed == B2F_SEALED_WHOLE ? "; the whole frame by fingerprint"
+               : integ.sealed ? "; header, index and trailer by fingerprint" : "");
     return BT_OK;
 }
 

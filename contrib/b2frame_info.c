@@ -293,7 +293,8 @@ static int info_text(const bt_input *in, int chunks)
         b2f_integrity_get(in->frame, &ig);
         printf("checksums: %lld of %lld stored chunks\n", (long long)ig.chunks_summed,
                (long long)ig.chunks_stored);
-        printf("fingerprint: %s\n", ig.sealed ? "yes (header, index and trailer)" : "no");
+        printf("fingerprint: %s\n", ig.sealed == B2F_SEALED_WHOLE ? "yes (the whole frame)"
+               : ig.sealed ? "yes (header, index and trailer)" : "no");
     }
     show_nd(in, 0);
     if (bt_list_meta(in) < 0 || (chunks && show_chunks(in, 0) < 0))

@@ -126,9 +126,11 @@ int b2f_refresh(b2_frame *f, char *err, size_t errlen);
  * stored (one over a chunk's head, one per block; docs/ARCHITECTURE.md), in the
  * vlmetalayer "b2fs.sums" (hidden from the vlmetalayer calls) with a sum of the header's
  * metalayers, and the trailer's fingerprint slot holds an XXH3-128 of the header's fixed
- * part, the index and the trailer. At open a fingerprint that does not hold fails with
- * B2F_EDAMAGED (metalayers that differ from their sum are reported, not refused:
- * C-Blosc2 rewrites them in place); each read of a chunk whose
+ * part, the index and the trailer. A frame of at most 64 KiB keeps no table: its
+ * fingerprint covers the sums too, which the reader takes anew from the chunks at open
+ * (damage anywhere in it then fails the open). At open a fingerprint that does not hold
+ * fails with B2F_EDAMAGED (metalayers that differ from their sum are reported, not
+ * refused: C-Blosc2 rewrites them in place); each read of a chunk whose
  * entry holds (same chunk number, offset and size as the index) checks what it reads
  * first and fails with B2F_EDAMAGED. A chunk with no such entry (written by another
  * program) reads unverified. */
@@ -136,8 +138,11 @@ int b2f_refresh(b2_frame *f, char *err, size_t errlen);
 /* For frames opened or created from now on, in this process: whether commits write
  * checksums and reads check them (both on by default). */
 void b2f_checksums_default(int write, int verify);
+enum { B2F_SEALED = 1, B2F_SEALED_WHOLE = 2 };
 typedef struct b2f_integrity {
-    int sealed;             /* the fingerprint was there and held */
+    int sealed;             /* the fingerprint was there and held: B2F_SEALED over header,
+                             * index and trailer (the chunks by the table of sums in it),
+                             * B2F_SEALED_WHOLE over all of a small frame; 0 none */
     int meta_changed;       /* metalayers differ from when b2fs wrote the frame (changed
                              * in place by another program, or damaged) */
     int verify;             /* reads check sums */

@@ -157,7 +157,7 @@ struct b2_frame {
      * this frame does with them (b2f_checksums_default at open) */
     uint8_t *sums_table;
     size_t sums_len;
-    int sealed;
+    int sealed;             /* B2F_SEALED, B2F_SEALED_WHOLE or 0 */
     int meta_changed;       /* the metalayer section differs from the table's sum of it */
     int sums_write, sums_verify;
 
@@ -198,6 +198,8 @@ typedef struct b2f_tail {
     uint8_t *index, *trailer, *img;
     uint8_t *sums;          /* the table of checksums written in the trailer, or NULL */
     size_t sums_len;
+    int whole;              /* the fingerprint covers the sums, which the trailer leaves out
+                             * (B2F_FP_XXH3_WHOLE) */
     int32_t index_len;
     size_t trailer_len;
     uint64_t index_off, trailer_off, end;
@@ -247,6 +249,14 @@ void b2f_io_init(b2f_io *dst, const b2f_io *src);
 #define B2F_SUM_STORED_SPAN 32768
 /* The trailer's fingerprint type byte for b2fs's XXH3-128 (C-Blosc2 writes 0: none). */
 #define B2F_FP_XXH3_128 3
+/* ... and for a small frame's whole-frame fingerprint, which stands in for the table of
+ * sums: the frame keeps no table (its vlmetalayer costs more than a hundred bytes, a
+ * lot beside a small file's compressed bytes); the reader hashes every chunk at open, as
+ * the writer did, and the fingerprint over header, index, trailer and those sums holding
+ * makes them the frame's table. Written for frames of at most B2F_WHOLE_MAX bytes (read
+ * whole at open anyway: B2F_WINDOW_MAX) whose chunks all have sums. */
+#define B2F_FP_XXH3_WHOLE 4
+#define B2F_WHOLE_MAX B2F_WINDOW_MAX
 /* Sets f->sums_write and f->sums_verify from the process's defaults. */
 void b2f_checksums_apply(b2_frame *f);
 uint64_t b2f_sum(const void *p, size_t len);
@@ -315,6 +325,16 @@ int b2f_sums_table(const b2_frame *f, const int64_t *offs, uint8_t **out, size_t
  * fingerprint bytes (its last 16). */
 int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
                           const uint8_t *trailer, size_t tlen, uint8_t out[16]);
+/* The whole-frame fingerprint (B2F_FP_XXH3_WHOLE): 8 bytes of an XXH3-128 over what
+ * b2f_frame_fingerprint covers and the table of sums (table_len bytes, as
+ * b2f_sums_table builds it), then the table's sum of the metalayer section. */
+int b2f_frame_fingerprint_whole(const uint8_t *hdr, const uint8_t *index, size_t ilen,
+                                const uint8_t *trailer, size_t tlen, const uint8_t *table,
+                                size_t table_len, uint8_t out[16]);
+/* The sum of the metalayer section a whole-frame fingerprint keeps. */
+uint64_t b2f_fingerprint_meta_sum(const uint8_t fp[16]);
+/* How many entries a table built by b2f_sums_table has (-1: too short). */
+int64_t b2f_sums_count(const uint8_t *table, size_t len);
 /* The sum of a header's metalayer section (what follows its fixed part). */
 uint64_t b2f_meta_sum(const uint8_t *hdr, size_t hlen);
 

@@ -88,6 +88,42 @@ static b2f_vlmeta take_vlmeta(b2_frame *f, const char *name)
     return v;
 }
 
+/* The table of sums a small frame's whole-frame fingerprint covers, made from its chunks
+ * as they are now (*out malloc'ed); B2F_EDAMAGED when a chunk's head does not parse. */
+static int whole_table(b2_frame *f, uint64_t meta_sum, uint8_t **out, size_t *len, char *err,
+                       size_t errlen)
+{
+    b2f_sums_buf b;
+    int rc = b2f_sums_begin(&b, meta_sum);
+    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (c->data || c->off < 0)
+            continue;
+        uint8_t *raw;
+        uint64_t *s;
+        int n;
+        if ((rc = read_new(f, (uint64_t)f->h.header_len + (uint64_t)c->off, (size_t)c->cbytes,
+                           &raw, "chunk", err,
+                           errlen)) < 0)
+            break;
+        if ((rc = b2f_chunk_sums(raw, c->cbytes, &s, &n)) == 0)
+            rc = b2f_sums_put(&b, i, c->off, c->cbytes, s, (uint32_t)n);
+        else if (rc != B2E_NOMEM)
+            rc = b2f_fail(err, errlen, B2F_EDAMAGED, "chunk %lld changed since b2fs wrote it: "
+                          "its header does not parse", (long long)i);
+        free(raw);
+        if (rc == 0)
+            free(s);
+    }
+    if (rc < 0) {
+        b2f_sums_free(&b);
+        return rc;
+    }
+    *out = b.p;
+    *len = b.len;
+    return 0;
+}
+
 /* The fingerprint (when reads are checked) and the table of checksums (the vlmetalayer v,
  * data NULL when there is none) of the frame whose trailer tb (tl bytes) was read. */
 static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t tl,
@@ -95,10 +131,15 @@ static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t
 {
     int type = tb[tl - 17];
     int rc = 0;
-    if (f->sums_verify && type != 0 && type != B2F_FP_XXH3_128)
+    if (f->sums_verify && type != 0 && type != B2F_FP_XXH3_128 && type != B2F_FP_XXH3_WHOLE)
         return b2f_fail(err, errlen, B2F_EDAMAGED, "the trailer's fingerprint type is %d, "
                         "neither none nor b2fs's", type);
-    if (f->sums_verify && type == B2F_FP_XXH3_128) {
+    if (f->sums_verify && type == B2F_FP_XXH3_WHOLE && f->h.frame_len > (int64_t)B2F_WHOLE_MAX)
+        return b2f_fail(err, errlen, B2F_EDAMAGED, "a whole-frame fingerprint on a frame of "
+                        "%lld bytes (at most %zu)", (long long)f->h.frame_len, B2F_WHOLE_MAX);
+    uint8_t *whole = NULL;
+    size_t whole_len = 0;
+    if (f->sums_verify && type != 0) {
         uint8_t *index = NULL, fp[16];
         size_t ilen = 0;
         if (f->h.nbytes > 0) {
@@ -106,16 +147,27 @@ static int load_sums(b2_frame *f, const b2f_vlmeta *v, const uint8_t *tb, size_t
             ilen = (size_t)((uint64_t)trailer_off - at);
             rc = read_new(f, at, ilen, &index, "index", err, errlen);
         }
-        if (rc == 0)
+        if (rc == 0 && type == B2F_FP_XXH3_WHOLE &&
+            (rc = whole_table(f, b2f_fingerprint_meta_sum(tb + tl - 16), &whole, &whole_len,
+                              err, errlen)) == 0)
+            rc = b2f_frame_fingerprint_whole(f->hdr, index, ilen, tb, tl, whole, whole_len, fp);
+        else if (rc == 0 && type == B2F_FP_XXH3_128)
             rc = b2f_frame_fingerprint(f->hdr, index, ilen, tb, tl, fp);
         free(index);
+        if (rc == 0 && whole && memcmp(fp, tb + tl - 16, 16) != 0)
+            rc = b2f_fail(err, errlen, B2F_EDAMAGED, "the frame changed since b2fs wrote it "
+                          "(whole-frame fingerprint mismatch)");
         if (rc == 0 && memcmp(fp, tb + tl - 16, 16) != 0)
             rc = b2f_fail(err, errlen, B2F_EDAMAGED, "the header, index or trailer changed "
                           "since b2fs wrote them (fingerprint mismatch)");
-        if (rc < 0)
+        if (rc < 0) {
+            free(whole);
             return rc;
-        f->sealed = 1;
+        }
+        f->sealed = whole ? B2F_SEALED_WHOLE : B2F_SEALED;
     }
+    if (whole)
+        return b2f_sums_install(f, whole, whole_len, 1);
     if (!v->data)
         return 0;
     uint8_t *table;

@@ -173,7 +173,7 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p)
         f->trailer_len = (uint32_t)p->t.trailer_len;
         f->file_size = (int64_t)p->t.end;
         /* the chunks it wrote (and kept) are checked against the table it wrote */
-        f->sealed = p->t.sums != NULL;
+        f->sealed = !p->t.sums ? 0 : p->t.whole ? B2F_SEALED_WHOLE : B2F_SEALED;
         b2f_sums_install(f, p->t.sums, p->t.sums_len, 1);
         p->t.sums = NULL;
         if (f->changes == p->changes)   /* nothing staged since it was laid out */

@@ -283,22 +283,58 @@ uint64_t b2f_meta_sum(const uint8_t *hdr, size_t hlen)
                                     : 0;
 }
 
+/* The header's fixed part as a fingerprint covers it: C-Blosc2 rewrites it when it updates
+ * a metalayer in place, with the thread counts of the program doing it and its own format
+ * version, and those are left out. */
+static void fixed_part(const uint8_t *hdr, uint8_t fixed[B2F_HEADER_MINLEN])
+{
+    memcpy(fixed, hdr, B2F_HEADER_MINLEN);
+    fixed[HP_FLAGS] &= 0xf0;
+    memset(fixed + HP_NTHREADS_C, 0, 2);
+    memset(fixed + HP_NTHREADS_D, 0, 2);
+}
+
 int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
                           const uint8_t *trailer, size_t tlen, uint8_t out[16])
 {
     if (tlen < 16)
         return B2F_ETRAILER;
-    /* C-Blosc2 rewrites the fixed part when it updates a metalayer in place, with the
-     * thread counts of the program doing it and its own format version: those are left
-     * out */
     uint8_t fixed[B2F_HEADER_MINLEN];
-    memcpy(fixed, hdr, sizeof fixed);
-    fixed[HP_FLAGS] &= 0xf0;
-    memset(fixed + HP_NTHREADS_C, 0, 2);
-    memset(fixed + HP_NTHREADS_D, 0, 2);
+    fixed_part(hdr, fixed);
     const uint8_t *parts[3] = {fixed, index, trailer};
     size_t lens[3] = {sizeof fixed, index ? ilen : 0, tlen - 16};
     return b2f_fingerprint(parts, lens, 3, out);
+}
+
+int b2f_frame_fingerprint_whole(const uint8_t *hdr, const uint8_t *index, size_t ilen,
+                                const uint8_t *trailer, size_t tlen, const uint8_t *table,
+                                size_t table_len, uint8_t out[16])
+{
+    if (tlen < 16 || table_len < SUMS_HEAD)
+        return B2F_ETRAILER;
+    uint8_t fixed[B2F_HEADER_MINLEN], fp[16];
+    fixed_part(hdr, fixed);
+    /* the table's sum of the metalayer section is kept beside the fingerprint too: the
+     * reader makes the table with it, and a metalayer rewritten in place then reads as
+     * changed, as with a stored table */
+    const uint8_t *parts[4] = {fixed, index, trailer, table};
+    size_t lens[4] = {sizeof fixed, index ? ilen : 0, tlen - 16, table_len};
+    int rc = b2f_fingerprint(parts, lens, 4, fp);
+    if (rc < 0)
+        return rc;
+    memcpy(out, fp, 8);
+    memcpy(out + 8, table + SUMS_META, 8);
+    return 0;
+}
+
+uint64_t b2f_fingerprint_meta_sum(const uint8_t fp[16])
+{
+    return b2f_le_get(fp + 8, 8);
+}
+
+int64_t b2f_sums_count(const uint8_t *table, size_t len)
+{
+    return len >= SUMS_HEAD ? (int64_t)b2f_le_get(table + SUMS_COUNT, 4) : -1;
 }
 
 int b2f_sum_holds(const uint8_t *sums, uint32_t nsums, uint32_t k, const void *p, size_t len)

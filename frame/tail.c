@@ -1,6 +1,7 @@
 /* frame/: the end of a frame being written (a commit, a compacted copy): the index
- * chunk, the trailer (with the table of checksums) and the header image that gives their
- * place, and the fingerprint of all three in the trailer; writing them, the header last
+ * chunk, the trailer (with the table of checksums, or for a small frame none: its
+ * fingerprint covers the chunks' sums) and the header image that gives their place, and the
+ * fingerprint of all three in the trailer; writing them, the header last
  * between its fdatasyncs.
  * Calls: fio.c, params.c, header.c, trailer.c, index.c, sums.c. */
 #include <string.h>
@@ -47,6 +48,15 @@ static int trailer_with_sums(const b2_frame *f, b2f_tail *t)
     return rc;
 }
 
+/* Chunks with stored bytes at offs (the rest are kept in the index). */
+static int64_t stored_chunks(const b2_frame *f, const int64_t *offs)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < f->nchunks; i++)
+        n += offs[i] >= 0;
+    return n;
+}
+
 int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t)
 {
     memset(t, 0, sizeof *t);
@@ -63,20 +73,37 @@ int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tai
         t->sums = NULL;
         sums = 0;
     }
-    if (rc == 0 && sums)
+    /* a small frame whose every chunk has sums keeps no table: its fingerprint covers them */
+    int whole = 0;
+    if (rc == 0 && sums && b2f_sums_count(t->sums, t->sums_len) == stored_chunks(f, offs)) {
+        rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);
+        whole = rc == 0 &&
+                t->index_off + (uint64_t)t->index_len + t->trailer_len <= B2F_WHOLE_MAX;
+        if (rc == 0 && !whole) {
+            free(t->trailer);
+            t->trailer = NULL;
+        }
+    }
+    if (rc == 0 && sums && !whole)
         rc = trailer_with_sums(f, t);
-    else if (rc == 0)
+    else if (rc == 0 && !whole)
         rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);
     if (rc == 0) {
         t->trailer_off = t->index_off + (uint64_t)t->index_len;
         t->end = t->trailer_off + t->trailer_len;
         rc = b2f_header_image(f, (int64_t)t->end, (int64_t)t->index_off - f->h.header_len,
-                              sums, &t->img, &t->h);
+                              sums && !whole, &t->img, &t->h);
     }
-    if (rc == 0 && sums) {
-        t->trailer[t->trailer_len - 17] = B2F_FP_XXH3_128;
+    uint8_t *fp = rc == 0 && sums ? t->trailer + t->trailer_len - 16 : NULL;
+    t->whole = whole;
+    if (fp && whole) {
+        fp[-1] = B2F_FP_XXH3_WHOLE;
+        rc = b2f_frame_fingerprint_whole(t->img, t->index, (size_t)t->index_len, t->trailer,
+                                         t->trailer_len, t->sums, t->sums_len, fp);
+    } else if (fp) {
+        fp[-1] = B2F_FP_XXH3_128;
         rc = b2f_frame_fingerprint(t->img, t->index, (size_t)t->index_len, t->trailer,
-                                   t->trailer_len, t->trailer + t->trailer_len - 16);
+                                   t->trailer_len, fp);
     }
     if (rc < 0)
         b2f_tail_free(t);

@@ -165,6 +165,41 @@ START_TEST(fingerprint)
 }
 END_TEST
 
+/* The whole-frame fingerprint: any byte of the header's fixed part (but the thread counts
+ * and the format version), index, trailer or table changes its hash, the table's sum of
+ * the metalayers among them; that sum is kept beside it. */
+START_TEST(fingerprint_whole)
+{
+    uint8_t hdr[B2F_HEADER_MINLEN], index[40], trailer[60], fp[16], fp2[16];
+    for (size_t i = 0; i < sizeof hdr; i++)
+        hdr[i] = (uint8_t)(i * 3);
+    memset(index, 7, sizeof index);
+    memset(trailer, 9, sizeof trailer);
+    b2f_sums_buf b;
+    ck_assert_int_eq(b2f_sums_begin(&b, 0x1122334455667788ULL), 0);
+    uint64_t sums[2] = {1, 2};
+    ck_assert_int_eq(b2f_sums_put(&b, 0, 0, 500, sums, 2), 0);
+    ck_assert_int_eq(b2f_sums_count(b.p, b.len), 1);
+    ck_assert_int_eq(b2f_frame_fingerprint_whole(hdr, index, sizeof index, trailer,
+                                                 sizeof trailer, b.p, b.len, fp), 0);
+    ck_assert_uint_eq(b2f_fingerprint_meta_sum(fp), 0x1122334455667788ULL);
+    uint8_t *parts[4] = {hdr, index, trailer, b.p};
+    size_t lens[4] = {sizeof hdr, sizeof index, sizeof trailer - 16, b.len};
+    for (int p = 0; p < 4; p++)
+        for (size_t i = 0; i < lens[p]; i++) {
+            if (p == 0 && (i == HP_FLAGS || (i >= HP_NTHREADS_C && i < HP_NTHREADS_C + 2) ||
+                           (i >= HP_NTHREADS_D && i < HP_NTHREADS_D + 2)))
+                continue;
+            parts[p][i] ^= 0x40;
+            ck_assert_int_eq(b2f_frame_fingerprint_whole(hdr, index, sizeof index, trailer,
+                                                         sizeof trailer, b.p, b.len, fp2), 0);
+            ck_assert_msg(memcmp(fp, fp2, 8) != 0, "part %d byte %zu left out", p, i);
+            parts[p][i] ^= 0x40;
+        }
+    b2f_sums_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chunk checksums");
@@ -172,6 +207,7 @@ int main(void)
     tcase_add_test(tc, chunk_spans);
     tcase_add_test(tc, table);
     tcase_add_test(tc, fingerprint);
+    tcase_add_test(tc, fingerprint_whole);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -103,6 +103,37 @@ flip_at "$BACK/zstd-shuffle/type.b2frame" $(($(stat -c %s "$BACK/zstd-shuffle/ty
 check "a flip in the fingerprint's type byte: EIO" not cat "$MNT/zstd-shuffle/type" >/dev/null
 check "... logged" [ "$(nlog "type.b2frame: does not open.*fingerprint type")" = 1 ]
 
+# a small frame: no table of checksums, a fingerprint of all of it; damage anywhere in it
+# makes the whole file EIO
+head -c 20000 "$top_srcdir/README.md" >"$WORK/small"
+cp "$WORK/small" "$MNT/zstd-shuffle/small"
+unmount_b2fs || fail "unmount"
+S=$BACK/zstd-shuffle/small.b2frame
+check "a small file's frame: a fingerprint of the whole frame (b2frame info)" \
+    grep -q "^fingerprint: yes (the whole frame)" <("$B2FRAME" info "$S")
+check "... and no table of checksums: no vlmetalayer" grep -q "^vlmetalayers: 0" <("$B2FRAME" info "$S")
+check "... b2frame verify checks it so" grep -q "1 of 1 stored ones checked against checksums; the whole frame by fingerprint" \
+    <("$B2FRAME" verify "$S")
+check "... 200 bytes of frame around its compressed bytes at most" \
+    [ $(($(stat -c %s "$S") - $("$B2FRAME" info "$S" | sed -n 's/^cbytes: //p'))) -le 200 ]
+shl=$((16#$(od -An -tx1 -j11 -N4 "$S" | tr -d ' \n')))
+for part in chunk fingerprint; do
+    cp "$S" "$BACK/zstd-shuffle/small-$part.b2frame"
+    [ $part = chunk ] && at=$((shl + 100)) || at=$(($(stat -c %s "$S") - 5))
+    flip_at "$BACK/zstd-shuffle/small-$part.b2frame" $at 3
+done
+mount_b2fs || { fail "remount"; finish; exit 1; }
+check "the small file reads" cmp "$MNT/zstd-shuffle/small" "$WORK/small"
+check "user.blosc2.integrity: sealed, its chunk checked" \
+    [ "$(attr "$MNT/zstd-shuffle/small")" = "checked=yes sealed=yes chunks=1 summed=1 damaged=0" ]
+for part in chunk fingerprint; do
+    check "a flip in the small frame's $part: EIO" not cat "$MNT/zstd-shuffle/small-$part" >/dev/null
+    check "... logged as a whole-frame fingerprint mismatch" \
+        [ "$(nlog "small-$part.b2frame: does not open.*whole-frame fingerprint mismatch")" = 1 ]
+    check "... and b2frame verify fails on it" not "$B2FRAME" verify -q "$BACK/zstd-shuffle/small-$part.b2frame"
+done
+rm -f "$BACK"/zstd-shuffle/small-*.b2frame
+
 # scrub: the damaged files of a tree, with an exit status for cron
 out=$("$B2FRAME" scrub "$BACK" 2>"$WORK/scrub.err"); rc=$?
 check "b2frame scrub exits 1 on damage" [ $rc = 1 ]

@@ -77,7 +77,7 @@ frame_sealed() {
     local out
     out=$("$B2FRAME" verify "$1" 2>&1) || { echo "$out"; return 1; }
     grep -q ': ok (0 chunks)$' <<<"$out" && return 0
-    if ! grep -Eq ': ok \([0-9]+ chunks, ([0-9]+) of \1 stored ones checked against checksums; header, index and trailer by fingerprint\)$' <<<"$out"; then
+    if ! grep -Eq ': ok \([0-9]+ chunks, ([0-9]+) of \1 stored ones checked against checksums; (header, index and trailer|the whole frame) by fingerprint\)$' <<<"$out"; then
         echo "not sealed: $out"
         return 1
     fi
