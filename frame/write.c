@@ -352,3 +352,10 @@ b2_cctx *b2f_cctx_new(b2_frame *f)
 {
     return b2_cctx_new(&f->wp.cp);
 }
+
+b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel)
+{
+    b2_cparams cp = f->wp.cp;
+    cp.clevel = clevel;
+    return b2_cctx_new(&cp);
+}

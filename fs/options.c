@@ -35,6 +35,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("blocksize=", KEY_B2),
     FUSE_OPT_KEY("nthreads=", KEY_B2),
     FUSE_OPT_KEY("compress_idle=", KEY_B2),
+    FUSE_OPT_KEY("idle_clevel=", KEY_B2),
     FUSE_OPT_KEY("cache_size=", KEY_B2),
     FUSE_OPT_KEY("dirty_size=", KEY_B2),
     FUSE_OPT_KEY("checksums=", KEY_B2),
@@ -89,6 +90,9 @@ static const char usage_text[] =
     "                       unmount; 0: each chunk is compressed as it is written (2; 0\n"
     "                       where BACKING is on a network or FUSE file system, where\n"
     "                       moving bytes costs more than compressing them)\n"
+    "    idle_clevel=N      level of that compression when idle: the higher of this and\n"
+    "                       clevel, as a file no longer waits for it; a file's clevel 0\n"
+    "                       (no compression) stays 0 (5)\n"
     "    ro                 read only\n"
     "SIZE takes a K, M or G suffix. Directories carry their own defaults for new files in\n"
     "the extended attributes user.blosc2.{codec,clevel,filters,typesize,chunksize}.\n"
@@ -223,6 +227,11 @@ static int set_option(b2fs_config *cfg, const char *arg)
         if (parse_int(value, 0, 3600, &v))
             return bad_value(name, value, "not a number of seconds 0..3600");
         cfg->compress_idle = (int)v;
+    } else if (!strcmp(name, "idle_clevel")) {
+        long v;
+        if (parse_int(value, 0, 9, &v))
+            return bad_value(name, value, "not an integer 0..9");
+        cfg->idle_clevel = (int)v;
     } else if (!strcmp(name, "nthreads")) {
         long v;
         if (parse_int(value, 1, 64, &v))
@@ -317,6 +326,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->checksums = 1;
     cfg->push_blocks = 1;
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
+    cfg->idle_clevel = B2FS_IDLE_CLEVEL;
     struct parse_state ps = {.cfg = cfg};
     if (fuse_opt_parse(args, &ps, b2fs_opts, opt_proc) == -1)
         return -1;

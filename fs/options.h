@@ -23,11 +23,17 @@ typedef struct b2fs_config {
     int push_blocks;          /* decoded blocks go whole into the page cache (fs/push) */
     int compress_idle;        /* seconds without writes before a new file's chunks, stored
                                * as written, are compressed (fs/idle); 0: as written */
+    int idle_clevel;          /* their level then: at least the file's clevel (0 stays 0) */
     int ro;
     int foreground;
 } b2fs_config;
 
 extern b2fs_config b2fs_cfg;
+
+/* The default of idle_clevel: zstd level 9 at the default codec. Text then stores less
+ * than zstd -1 of each file despite a frame's few hundred bytes; the writer does not wait
+ * for it. */
+#define B2FS_IDLE_CLEVEL 5
 
 /* Largest FUSE read and write request asked for (max_write, max_readahead), and the
  * st_blksize frame files show. */

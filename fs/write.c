@@ -486,10 +486,14 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
+    /* nobody waits for this compression: at least idle_clevel (a clevel of 0 stays) */
+    int level = st.clevel > 0 && st.clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel
+                                                                   : st.clevel;
     /* as many chunks at once as there are workers, and one more queued behind them */
     enum { MAX_AT_ONCE = 16 };
     int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
     recompress_task t[MAX_AT_ONCE];
+    b2_cctx *ctx[MAX_AT_ONCE] = {NULL};   /* made on first use, one a task */
     recompress_batch b = {.pending = 0};
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.cond, NULL);
@@ -505,17 +509,14 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
-            x->cctx = cctx_take(n);
+            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level));
             if (!x->raw || !x->cctx) {
                 free(x->raw);
-                if (x->cctx)
-                    cctx_put(n, x->cctx);
                 r = -ENOMEM;
                 break;
             }
             if (b2f_read_stored(f, c, 0, (uint32_t)len, x->raw) != 0) {
                 free(x->raw);
-                cctx_put(n, x->cctx);
                 continue;
             }
             x->task.run = recompress_run;
@@ -550,9 +551,10 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             }
             free(x->out);
             free(x->raw);
-            cctx_put(n, x->cctx);
         }
     }
+    for (int i = 0; i < at_once; i++)
+        b2_cctx_free(ctx[i]);
     pthread_cond_destroy(&b.cond);
     pthread_mutex_destroy(&b.lock);
     *next = c;

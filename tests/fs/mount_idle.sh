@@ -3,7 +3,8 @@
 # has had no write for a while, or at unmount. The stored file and the compressed one both
 # read right and are valid frames; compression leaves no dead space and keeps the file's
 # time; readers during it read right; hard links, rewrites from nothing and .npy arrays
-# go through it. Built with --enable-tsan the daemon logs no report.
+# go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored).
+# Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -120,5 +121,24 @@ if [ -n "${CB2CHECK:-}" ] && [ -x "$CB2CHECK" ]; then
     check "C-Blosc2 reads the compressed series to its bytes" \
         [ "$("$CB2CHECK" "$BACK/s48.b2frame" | cut -f5)" = "$(sha256sum <"$WORK/s48" | cut -c1-64)" ]
 fi
+
+# 7. idle_clevel: the level of compression when idle, at least the file's clevel; clevel 0
+# stays stored
+cat "$top_srcdir"/docs/*.md | head -c 400000 >"$WORK/text"
+for opt in idle_clevel=1 idle_clevel=5 clevel=0; do
+    mount_b2fs -o $opt || { fail "mount with $opt"; finish; exit 1; }
+    cp "$WORK/text" "$MNT/text-${opt#*=}-${opt%%=*}"
+    unmount_b2fs
+done
+check "idle_clevel=5 (the default) stores text in less than idle_clevel=1" \
+    [ "$(size "$BACK/text-5-idle_clevel.b2frame")" -lt "$(size "$BACK/text-1-idle_clevel.b2frame")" ]
+mount_b2fs || { fail "remount"; finish; exit 1; }
+for f in text-1-idle_clevel text-5-idle_clevel text-0-clevel; do
+    check "$f reads back" cmp "$MNT/$f" "$WORK/text"
+done
+check "a file of clevel 0 stays uncompressed when idle" \
+    [ "$(get cbytes "$MNT/text-0-clevel")" -ge "$(size "$WORK/text")" ]
+unmount_b2fs
+check "b2fs --help tells of idle_clevel" grep -q "idle_clevel=N" <("$B2FS" --help)
 check "the daemon logged no error" not grep -Eq "error|failed|ThreadSanitizer" "$WORK/b2fs.log"
 finish
