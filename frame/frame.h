@@ -242,8 +242,9 @@ void b2f_set_choose(b2_frame *f, int filters, int typesize);
 int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes);
 /* A b2_cctx matching the frame's current parameters (caller frees). */
 b2_cctx *b2f_cctx_new(b2_frame *f);
-/* The same at compression level clevel (0..9) instead of the frame's. */
-b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel);
+/* The same at compression level clevel (0..9) instead of the frame's; with auto_blocksize,
+ * blocks of the automatic size for that level instead of the frame's blocksize. */
+b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel, int auto_blocksize);
 
 /* Writes staged changes: new chunks after the existing data, then the index chunk and
  * trailer, then the header (fdatasync before and after it when durable). At every

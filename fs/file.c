@@ -250,7 +250,9 @@ int file_commit(b2fs_node *n, int durable)
 int file_close(b2fs_node *n, int wrote)
 {
     pthread_rwlock_wrlock(&n->lock);
-    int r = commit_node(n, 0);
+    int r = wrote ? write_compress_small(n) : 0;
+    if (r == 0)
+        r = commit_node(n, 0);
     if (r == 0 && wrote)
         r = rechunk_npy_to_array(n);
     pthread_rwlock_unlock(&n->lock);

@@ -481,14 +481,48 @@ static int stored_chunk(b2_frame *f, int64_t c, int32_t chunksize, int32_t *len)
     return *len > 0 && *len <= chunksize;
 }
 
+/* The level of compression when idle: at least idle_clevel (a clevel of 0 stays), as no
+ * writer waits for it. */
+static int idle_level(b2_frame *f)
+{
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    return st.clevel > 0 && st.clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : st.clevel;
+}
+
+int write_compress_small(b2fs_node *n)
+{
+    if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
+        n->size > (uint64_t)n->chunksize || n->ndirty != 1 || n->dirty[0].n != 0 || n->njobs)
+        return 0;
+    b2fs_dirty *d = &n->dirty[0];
+    dirty_clear_to(d, (uint32_t)n->size);
+    pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
+    /* a file this small is mostly read whole: blocks of the automatic size for the level
+     * (unless the mount sets one), as they compress better */
+    b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(n->frame),
+                                    b2fs_cfg.params.cp.blocksize == 0);
+    if (!c)
+        return 0;   /* stays deferred */
+    b2_cctx *own = n->cctx;
+    n->cctx = c;
+    n->defer = 0;
+    int r = write_flush(n);
+    if (n->cctx == c) {
+        n->cctx = own;
+        b2_cctx_free(c);
+    } else {
+        b2_cctx_free(own);   /* the parameters changed meanwhile: n->cctx is new */
+    }
+    return r;
+}
+
 int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
 {
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
-    /* nobody waits for this compression: at least idle_clevel (a clevel of 0 stays) */
-    int level = st.clevel > 0 && st.clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel
-                                                                   : st.clevel;
+    int level = idle_level(f);
     /* as many chunks at once as there are workers, and one more queued behind them */
     enum { MAX_AT_ONCE = 16 };
     int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
@@ -509,7 +543,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
-            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level));
+            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level, 0));
             if (!x->raw || !x->cctx) {
                 free(x->raw);
                 r = -ENOMEM;

@@ -42,6 +42,11 @@ int write_throttle(b2fs_node *n);
  * frame's chunk count: done). A chunk that does not compress stays as it is. Nothing is
  * committed. 0 or a negative code. */
 int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget);
+/* A file deferring its compression that is closed holding one chunk, none of it handed
+ * to the frame yet (a new small file): that chunk is compressed now, at the level of
+ * compression when idle, and the file no longer defers. Stored, then rewritten when idle,
+ * it would cost a second file and two fsyncs, more than compressing it. 0 or -errno. */
+int write_compress_small(b2fs_node *n);
 /* The frame's parameters changed: contexts made for the old ones are dropped. */
 void write_params_changed(b2fs_node *n);
 

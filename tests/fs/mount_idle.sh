@@ -1,6 +1,7 @@
 #!/bin/bash
 # compress_idle: a new file's chunks are stored as written and compressed once the file
-# has had no write for a while, or at unmount. The stored file and the compressed one both
+# has had no write for a while, or at unmount; one that fits in one chunk is compressed
+# when it is closed. The stored file and the compressed one both
 # read right and are valid frames; compression leaves no dead space and keeps the file's
 # time; readers during it read right; hard links, rewrites from nothing and .npy arrays
 # go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored).
@@ -35,6 +36,10 @@ check "a new file's chunks are stored as written" [ "$(get chunkfilters "$MNT/s4
 check "... and take the room of the data" [ "$(size "$BACK/s4.b2frame")" -gt "$(size "$WORK/s4")" ]
 check "... and read back" cmp "$WORK/s4" "$MNT/s4"
 check "... in a valid frame" frame_ok "$BACK/s4.b2frame"
+check "a new file of one chunk is compressed when closed, not stored" \
+    [ "$(size "$BACK/text.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
+check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/text")
+check "... and reads back" cmp /usr/include/stdlib.h "$MNT/text"
 touch -d "2020-01-02 03:04:05" "$MNT/s4"
 t_s4=$(mtime "$MNT/s4")
 unmount_b2fs
