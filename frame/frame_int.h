@@ -331,6 +331,11 @@ int b2f_frame_fingerprint(const uint8_t *hdr, const uint8_t *index, size_t ilen,
 int b2f_frame_fingerprint_whole(const uint8_t *hdr, const uint8_t *index, size_t ilen,
                                 const uint8_t *trailer, size_t tlen, const uint8_t *table,
                                 size_t table_len, uint8_t out[16]);
+/* 1 when every committed chunk with sums still has bytes that match them, else 0 (one
+ * does not, or cannot be read): a whole-frame fingerprint is written only then, since it
+ * would make a damaged chunk carried over fail the frame's open where a table fails only
+ * the reads of its block. Reads the chunks: for small frames. */
+int b2f_committed_sums_hold(const b2_frame *f);
 /* The sum of the metalayer section a whole-frame fingerprint keeps. */
 uint64_t b2f_fingerprint_meta_sum(const uint8_t fp[16]);
 /* How many entries a table built by b2f_sums_table has (-1: too short). */

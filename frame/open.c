@@ -102,9 +102,8 @@ static int whole_table(b2_frame *f, uint64_t meta_sum, uint8_t **out, size_t *le
         uint8_t *raw;
         uint64_t *s;
         int n;
-        if ((rc = read_new(f, (uint64_t)f->h.header_len + (uint64_t)c->off, (size_t)c->cbytes,
-                           &raw, "chunk", err,
-                           errlen)) < 0)
+        uint64_t at = (uint64_t)f->h.header_len + (uint64_t)c->off;
+        if ((rc = read_new(f, at, (size_t)c->cbytes, &raw, "chunk", err, errlen)) < 0)
             break;
         if ((rc = b2f_chunk_sums(raw, c->cbytes, &s, &n)) == 0)
             rc = b2f_sums_put(&b, i, c->off, c->cbytes, s, (uint32_t)n);

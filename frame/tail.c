@@ -78,7 +78,8 @@ int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tai
     if (rc == 0 && sums && b2f_sums_count(t->sums, t->sums_len) == stored_chunks(f, offs)) {
         rc = b2f_trailer_build(f->vlmeta, f->nvlmeta, &t->trailer, &t->trailer_len);
         whole = rc == 0 &&
-                t->index_off + (uint64_t)t->index_len + t->trailer_len <= B2F_WHOLE_MAX;
+                t->index_off + (uint64_t)t->index_len + t->trailer_len <= B2F_WHOLE_MAX &&
+                b2f_committed_sums_hold(f);
         if (rc == 0 && !whole) {
             free(t->trailer);
             t->trailer = NULL;

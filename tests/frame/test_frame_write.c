@@ -1289,6 +1289,75 @@ START_TEST(update_stored)
 }
 END_TEST
 
+/* A frame of at most 64 KiB is sealed whole (no table of checksums); one b2fs wrote with a
+ * table before, committed again while a chunk of it is damaged, keeps its table instead,
+ * so that it still opens and only that chunk's reads fail (found by fuzz_frame). */
+START_TEST(small_frames_sealed_whole)
+{
+    b2f_checksums_default(1, 1);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        int src = open(tu_data_path("integrity/small-table.b2frame"), O_RDONLY);
+        ck_assert(src >= 0);
+        int fd = tmpfd();
+        copy_fd(src, fd);
+        close(src);
+        b2_frame *f;
+        char err[256] = "";
+        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, err, sizeof err), 0);
+        b2f_integrity ig;
+        b2f_integrity_get(f, &ig);
+        ck_assert_int_eq(ig.sealed, B2F_SEALED);   /* as written before */
+        b2f_stat st;
+        b2f_stat_get(f, &st);
+        ck_assert_int_eq(st.nchunks, 3);
+        uint8_t *want[3];
+        int32_t len[3];
+        b2_dctx *ctx = b2_dctx_new();
+        for (int64_t n = 0; n < 3; n++) {
+            uint64_t off;
+            ck_assert_int_eq(b2f_chunk_span(f, n, &off, &len[n]), 0);
+            want[n] = malloc((size_t)len[n]);
+            ck_assert_int_eq(b2f_read_chunk(f, ctx, n, want[n], (size_t)len[n]), len[n]);
+        }
+        if (damaged) {   /* a byte near the end of chunk 1: in its last block */
+            int64_t at, next;
+            int summed;
+            ck_assert_int_eq(b2f_chunk_where(f, 1, &at, &summed), 0);
+            ck_assert_int_eq(b2f_chunk_where(f, 2, &next, &summed), 0);
+            uint8_t byte;
+            ck_assert_int_eq(pread(fd, &byte, 1, next - 2), 1);
+            byte ^= 0x10;
+            ck_assert_int_eq(pwrite(fd, &byte, 1, next - 2), 1);
+        }
+        ck_assert_int_eq(b2f_vlmeta_set(f, "note", "x", 1), 0);
+        commit(f);
+        b2f_close(f);
+        int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, err, sizeof err);
+        ck_assert_msg(rc == 0, "reopen (damaged %d): %s (%s)", damaged, b2f_strerror(rc), err);
+        b2f_integrity_get(f, &ig);
+        ck_assert_int_eq(ig.sealed, (damaged ? B2F_SEALED : B2F_SEALED_WHOLE));
+        ck_assert_int_eq(ig.chunks_summed, 3);
+        b2f_stat_get(f, &st);
+        ck_assert_int_eq(st.nvlmeta, 1);   /* "note"; a table stays hidden */
+        for (int64_t n = 0; n < 3; n++) {
+            uint8_t *buf = malloc((size_t)len[n]);
+            rc = b2f_read_chunk(f, ctx, n, buf, (size_t)len[n]);
+            if (damaged && n == 1) {
+                ck_assert_int_eq(rc, B2F_EDAMAGED);
+            } else {
+                ck_assert_int_eq(rc, len[n]);
+                ck_assert_mem_eq(buf, want[n], (size_t)len[n]);
+            }
+            free(buf);
+            free(want[n]);
+        }
+        b2_dctx_free(ctx);
+        b2f_close(f);
+        close(fd);
+    }
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("frame write");
@@ -1308,6 +1377,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, written_frames);
     tcase_add_test(tc, encode_chunk);
     tcase_add_test(tc, update_stored);
+    tcase_add_test(tc, small_frames_sealed_whole);
     suite_add_tcase(s, tc);
     return s;
 }
