@@ -495,6 +495,8 @@ int write_compress_small(b2fs_node *n)
     if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
         n->size > (uint64_t)n->chunksize || n->ndirty != 1 || n->dirty[0].n != 0 || n->njobs)
         return 0;
+    if (n->name && name_is_array(n->name))
+        return 0;   /* a new .npy file: made an array at its close, compressed then */
     b2fs_dirty *d = &n->dirty[0];
     dirty_clear_to(d, (uint32_t)n->size);
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */

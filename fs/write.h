@@ -11,7 +11,7 @@
  * and the node's compression contexts. Callers hold n->lock (write). Returns 0 or a
  * count, or a negative code (-errno or a frame/codec code). Calls: frame/, fs/dirty,
  * fs/read (old contents of a partly written chunk), fs/layout, fs/wpool, fs/scratch,
- * fs/node, fs/options, fs/log. */
+ * fs/node, fs/paths (names of arrays), fs/options, fs/log. */
 #ifndef B2FS_WRITE_H
 #define B2FS_WRITE_H
 
@@ -43,7 +43,8 @@ int write_throttle(b2fs_node *n);
  * committed. 0 or a negative code. */
 int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget);
 /* A file deferring its compression that is closed holding one chunk, none of it handed
- * to the frame yet (a new small file): that chunk is compressed now, at the level of
+ * to the frame yet (a new small file, not a .npy file, which becomes an array at its
+ * close): that chunk is compressed now, at the level of
  * compression when idle, and the file no longer defers. Stored, then rewritten when idle,
  * it would cost a second file and two fsyncs, more than compressing it. 0 or -errno. */
 int write_compress_small(b2fs_node *n);
