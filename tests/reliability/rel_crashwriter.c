@@ -10,7 +10,8 @@
  *   rel_crashwriter -s SEED [-m MAXSIZE] check FILE JOURNAL
  *       FILE holds the recovered contents (or does not exist). Passes (exit 0) when FILE
  *       equals the contents after some operation K that was started (K <= last done + 1)
- *       and is not older than the last fsync; says which K.
+ *       and is not older than the last fsync, or those with the next write applied up to
+ *       a page boundary inside it (partial_match); says which K.
  *
  * The operations come from the seed alone, so check replays them on a model in memory.
  */
@@ -175,6 +176,36 @@ static int do_write(const char *path)
     return 0;
 }
 
+/* Whether got (gsize bytes) is the model with op's data applied only up to a page boundary
+ * inside it. The kernel sends a write that starts inside a page as more than one request
+ * (the first ends at that page's end), and a commit between two of them (the release of
+ * an earlier handle of the file, which commits, comes in whenever the kernel sends it)
+ * keeps the first part only: what a crash in the middle of write(2) may leave on any file
+ * system. */
+static int partial_match(const op_t *op, const uint8_t *got, uint64_t gsize)
+{
+    if ((op->kind != OP_WRITE && op->kind != OP_APPEND) || op->len == 0)
+        return 0;
+    uint8_t *data = malloc(op->len);
+    if (!data)
+        return 0;
+    op_data(op, data);
+    int hit = 0;
+    for (uint64_t b = (op->off / 4096 + 1) * 4096; !hit && b < op->off + op->len; b += 4096) {
+        uint64_t size = msize > b ? msize : b;
+        if (size != gsize)
+            continue;
+        uint64_t keep = op->off < msize ? op->off : msize;
+        hit = memcmp(got, model, keep) == 0;
+        for (uint64_t i = keep; hit && i < op->off; i++)
+            hit = got[i] == 0;
+        hit = hit && memcmp(got + op->off, data, b - op->off) == 0;
+        hit = hit && (b >= msize || memcmp(got + b, model + b, msize - b) == 0);
+    }
+    free(data);
+    return hit;
+}
+
 static int do_check(const char *path, const char *jpath)
 {
     FILE *j = fopen(jpath, "r");
@@ -207,14 +238,22 @@ static int do_check(const char *path, const char *jpath)
     size_t gsize = fread(got, 1, maxsize + 1, f);
     fclose(f);
     /* state S: after operations 0..S-1; state 0 is the empty file just created */
-    long first = last_fsync + 1, last = last_done + 2, match = -1;
+    long first = last_fsync + 1, last = last_done + 2, match = -1, partial = -1;
     for (long s = 0; s <= last; s++) {
         if (s >= first && gsize == msize && memcmp(got, model, msize) == 0)
             match = s;
         op_t op = next_op(msize);
+        if (s >= first && s < last && match < 0 && partial_match(&op, got, gsize))
+            partial = s;
         model_apply(&op);
     }
     free(got);
+    if (match < 0 && partial >= 0) {
+        printf("holds the state after %ld operations and part of operation %ld, up to a page "
+               "boundary (%zu bytes); %ld returned, the last fsync covered %ld\n", partial,
+               partial, gsize, last_done + 1, last_fsync + 1);
+        return 0;
+    }
     if (match < 0) {
         printf("FILE %s (%zu bytes) holds none of the states after operations %ld..%ld "
                "(last fsync after operation %ld)\n", path, gsize, first - 1, last - 1, last_fsync);
