@@ -20,15 +20,7 @@ static int put_run(void *ctx, uint64_t item, uint32_t offset, uint64_t n)
     scatter *s = ctx;
     size_t len = (size_t)n * (size_t)s->itemsize;
     off_t at = (off_t)(s->data + item * (uint64_t)s->itemsize);
-    for (size_t done = 0; done < len;) {
-        ssize_t w = pwrite(s->out, s->chunk + offset + done, len - done, at + (off_t)done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? -errno : -EIO;
-        done += (size_t)w;
-    }
-    return 0;
+    return b2f_pwrite_all(s->out, s->chunk + offset, len, (uint64_t)at);
 }
 
 int bt_is_array(const bt_input *in)

@@ -124,6 +124,12 @@ void b2f_window_drop(b2_frame *f)
     f->win_len = 0;
 }
 
+int b2f_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+    const b2f_io sys = {.pwrite = sys_pwrite};
+    return b2f_io_pwrite(&sys, fd, buf, len, off);
+}
+
 int b2f_io_pwrite(const b2f_io *io, int fd, const void *buf, size_t len, uint64_t off)
 {
     const uint8_t *p = buf;

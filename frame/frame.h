@@ -103,6 +103,10 @@ typedef struct b2f_io {
     int (*ftruncate)(int fd, off_t len);
 } b2f_io;
 
+/* Writes all len bytes of buf at off of fd, going on after short writes and EINTR.
+ * 0, or -errno, or B2E_IO when the file system takes no more bytes. */
+int b2f_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
 typedef struct b2_frame b2_frame;
 
 /* Opens the container in fd (the caller keeps owning fd). mode B2F_RDWR on a Bloscpack

@@ -93,12 +93,17 @@ int backing_check_locks(int dirfd)
     return r;
 }
 
-int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
+/* the hidden attributes b2fs keeps on its frames */
+#define OWN_PREFIX "user.b2fs."
+
+int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid, int with_own)
 {
     int r = geteuid() == 0 && fchown(to, uid, gid) < 0 ? -errno : 0;
     char names[65536], val[65536];
     ssize_t len = flistxattr(from, names, sizeof names);
     for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
+        if (!with_own && !strncmp(names + i, OWN_PREFIX, sizeof OWN_PREFIX - 1))
+            continue;
         ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
         if (vl >= 0)
             fsetxattr(to, names + i, val, (size_t)vl, 0);

@@ -44,7 +44,7 @@ static void note_committed(size_t bytes)
 
 /* rewrite: the new state goes into a new file renamed into place (compacted), not after
  * the old one */
-static int commit(b2fs_node *n, int durable, int rewrite)
+static int commit_staged(b2fs_node *n, int durable, int rewrite)
 {
     if (!n->frame || !n->writable)
         return 0;
@@ -100,6 +100,20 @@ static int commit(b2fs_node *n, int durable, int rewrite)
     share_unlock(n);
     if (r == 0)
         note_committed(staged);
+    return r;
+}
+
+/* The commit, then the times a program set while the changes were staged (fs/file), which
+ * the commit's writes would have moved */
+static int commit(b2fs_node *n, int durable, int rewrite)
+{
+    int r = commit_staged(n, durable, rewrite);
+    if (r == 0 && n->times_pending && !node_has_changes(n)) {
+        n->times_pending = 0;
+        if (futimens(n->fd, n->times_set) < 0)
+            r = -errno;
+        node_stamp(n);
+    }
     return r;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/backing.h"
@@ -14,6 +15,7 @@
 #include "fs/layout.h"
 #include "fs/log.h"
 #include "fs/options.h"
+#include "fs/plain.h"
 #include "fs/read.h"
 #include "fs/rechunk.h"
 #include "fs/share.h"
@@ -64,6 +66,10 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
 /* Before a change: a frame of variable-size chunks is rewritten with fixed-size ones. */
 static int ready_to_change(b2fs_node *n)
 {
+    if (n->plain)
+        return -ESTALE;   /* the handle's calls go to the plain file now (fs/plain) */
+    n->small_new = 0;
+    n->times_pending = 0;   /* a change sets the mtime */
     int r = write_ready(n);
     if (r == -EOPNOTSUPP && n->chunksize <= 0 && (r = rechunk_make_fixed(n)) == 0)
         r = write_ready(n);
@@ -243,6 +249,8 @@ int file_commit(b2fs_node *n, int durable)
 {
     pthread_rwlock_wrlock(&n->lock);
     int r = commit_node(n, durable);
+    if (r == 0 && durable)
+        n->fsynced = 1;
     pthread_rwlock_unlock(&n->lock);
     return r;
 }
@@ -251,6 +259,8 @@ int file_close(b2fs_node *n, int wrote)
 {
     pthread_rwlock_wrlock(&n->lock);
     int r = wrote ? write_compress_small(n) : 0;
+    if (r == 0 && n->small_new)
+        idle_forget(n);   /* nothing left stored as it is */
     if (r == 0)
         r = commit_node(n, 0);
     if (r == 0 && wrote)
@@ -259,9 +269,28 @@ int file_close(b2fs_node *n, int wrote)
     return r;
 }
 
+int file_to_plain(b2fs_node *n, int *fd)
+{
+    pthread_rwlock_wrlock(&n->lock);
+    int r = plain_store(n, fd);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
 int file_utimens(b2fs_node *n, const struct timespec tv[2])
 {
     pthread_rwlock_wrlock(&n->lock);
+    if (n->defer && node_has_changes(n)) {
+        /* a new file's times, set before its close (cp -p, cp -a): given after the commit
+         * (fs/commit), so that the file is still compressed at its close */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        for (int i = 0; i < 2; i++)
+            n->times_set[i] = tv[i].tv_nsec == UTIME_NOW ? now : tv[i];
+        n->times_pending = 1;
+        pthread_rwlock_unlock(&n->lock);
+        return 0;
+    }
     int r = commit_node(n, 0);
     if (r == 0 && futimens(n->fd, tv) < 0)
         r = -errno;

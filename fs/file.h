@@ -5,8 +5,8 @@
  * Owns: no state. Every function takes n->lock itself (callers hold no node lock) and
  * works on a node the caller holds a reference to. Returns 0 or a count, or a negative
  * code (-errno, or a frame/codec code that the callback maps). Calls: fs/commit,
- * fs/rechunk, fs/write, fs/read, fs/share, fs/dirty, fs/backing, fs/node, fs/options,
- * fs/log, frame/. */
+ * fs/rechunk, fs/plain, fs/write, fs/read, fs/share, fs/dirty, fs/backing, fs/node,
+ * fs/options, fs/log, frame/. */
 #ifndef B2FS_FILE_H
 #define B2FS_FILE_H
 
@@ -44,6 +44,10 @@ int file_commit(b2fs_node *n, int durable);
  * frame it holds (fs/rechunk). */
 int file_close(b2fs_node *n, int wrote);
 /* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
+/* After the close of a writer that is the node's only user: stores a small file its
+ * frame does not make smaller as a plain file (fs/plain). 1 with its fd in *fd, 0 when
+ * it stays a frame, or a negative code. */
+int file_to_plain(b2fs_node *n, int *fd);
 int file_utimens(b2fs_node *n, const struct timespec tv[2]);
 int file_chmod(b2fs_node *n, mode_t mode);
 int file_chown(b2fs_node *n, uid_t uid, gid_t gid);

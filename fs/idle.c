@@ -81,6 +81,25 @@ void idle_note(b2fs_node *n)
     pthread_mutex_unlock(&idle_lock);
 }
 
+void idle_forget(b2fs_node *n)
+{
+    pthread_mutex_lock(&idle_lock);
+    int had = n->idle_queued;
+    if (had) {
+        for (b2fs_node **pp = &queue; *pp; pp = &(*pp)->idle_next) {
+            if (*pp == n) {
+                *pp = n->idle_next;
+                break;
+            }
+        }
+        queued--;
+        n->idle_queued = 0;
+    }
+    pthread_mutex_unlock(&idle_lock);
+    if (had)
+        node_put(n);   /* not the last: the caller's */
+}
+
 /* Milliseconds until n has been idle long enough (n->lock held), 0 when it has. */
 static long idle_wait_ms(const b2fs_node *n)
 {

@@ -30,5 +30,9 @@ int idle_wanted(const b2fs_node *n);
 /* n stored a chunk as it is (caller holds n->lock, write): queued, if not already, to be
  * compressed once it is idle. */
 void idle_note(b2fs_node *n);
+/* n has nothing stored as it is any more (a new file of one chunk, compressed at its
+ * close): it leaves the queue and its reference is dropped. Caller holds n->lock (write)
+ * and a reference of its own. */
+void idle_forget(b2fs_node *n);
 
 #endif

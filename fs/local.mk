@@ -25,6 +25,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/commit.h fs/commit.c \
 	fs/idle.h fs/idle.c \
 	fs/rechunk.h fs/rechunk.c \
+	fs/plain.h fs/plain.c \
 	fs/file.h fs/file.c \
 	fs/xattr.h fs/xattr.c \
 	fs/ops.h fs/ops.c \

@@ -397,6 +397,41 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
     return r;
 }
 
+int node_swap_to_plain(b2fs_node *n, const char *tmp, const char *plain, int fd)
+{
+    struct stat st, fr;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    char gone[64];
+    b2f_temp_name(gone, sizeof gone);
+    pthread_mutex_lock(&table_lock);
+    int r = n->refs != 1 ? -EBUSY : 0;
+    if (r == 0 && renameat2(n->dirfd, tmp, n->dirfd, plain, RENAME_NOREPLACE) < 0)
+        r = -errno;
+    if (r < 0) {
+        pthread_mutex_unlock(&table_lock);
+        unlinkat(n->dirfd, tmp, 0);
+        return r;
+    }
+    /* a rename by name, and a check that it moved n's frame: a rename through the mount
+     * may have put another file there since n->name was set */
+    if (renameat(n->dirfd, n->name, n->dirfd, gone) < 0) {
+        r = -errno;
+    } else if (fstatat(n->dirfd, gone, &fr, AT_SYMLINK_NOFOLLOW) < 0 || fr.st_ino != n->ino ||
+               fr.st_dev != n->dev) {
+        renameat(n->dirfd, gone, n->dirfd, n->name);
+        r = -ESTALE;
+    }
+    if (r < 0) {
+        unlinkat(n->dirfd, plain, 0);
+    } else {
+        unlinkat(n->dirfd, gone, 0);
+        rekey_locked(n, st.st_dev, st.st_ino);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return r;
+}
+
 /* The last reference is about to go: an idle node keeps its frame, not its compression
  * contexts (about 1.4 MiB each) nor the chunk layouts reads cached (0.25 MiB a GiB
  * read): with up to MAX_IDLE nodes kept, writing or reading many files grew the daemon.
@@ -485,5 +520,11 @@ void node_fill_stat(b2fs_node *n, struct stat *st)
     if (node_has_changes(n)) {
         st->st_mtim = n->written;
         st->st_ctim = n->written;
+    }
+    if (n->times_pending) {
+        if (n->times_set[0].tv_nsec != UTIME_OMIT)
+            st->st_atim = n->times_set[0];
+        if (n->times_set[1].tv_nsec != UTIME_OMIT)
+            st->st_mtim = n->times_set[1];
     }
 }

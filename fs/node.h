@@ -122,6 +122,15 @@ typedef struct b2fs_node {
     size_t accounted;       /* this node's share of the uncommitted-bytes total */
     struct timespec written; /* when the contents last changed (stat shows it as mtime and
                               * ctime until the change is committed) */
+    struct timespec times_set[2]; /* atime, mtime set (utimens) while changes were staged:
+                             * given to the file after its commit (fs/commit), shown by
+                             * stat meanwhile; UTIME_OMIT: not set */
+    int times_pending;      /* times_set is to be given (a change since drops it) */
+    int small_new;          /* compressed at its close as a new file of one chunk (fs/write):
+                             * it may become a plain file (fs/plain) */
+    int fsynced;            /* a commit was made durable since the node opened (fs/file) */
+    int plain;              /* the file became a plain file (fs/plain): the node's file is
+                             * deleted and changes through it are refused (-ESTALE) */
 
     /* what changed since the last commit, for merging with other mounts' commits
      * (fs/dirty, fs/share, fs/commit); n->lock (write) */
@@ -197,6 +206,13 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
  * fd's inode, with no node_get registering a node in between: one node per file, also
  * across compaction. 0 or -errno (nothing renamed). */
 int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name, int fd);
+/* Puts the plain file tmp (open as fd) in place of n's frame under the name plain, when
+ * n has no other reference and the name is free: tmp is renamed to plain (the frame still
+ * shows), the frame renamed away and deleted (the plain file shows), and n moves to fd's
+ * inode with the deleted frame, so it leaves the table at its last node_put. Nothing in
+ * the directory is lost or doubled by a crash between the steps. 0; -EBUSY (another
+ * reference), -EEXIST (plain is taken) or -errno, with nothing changed but tmp removed. */
+int node_swap_to_plain(b2fs_node *n, const char *tmp, const char *plain, int fd);
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);

@@ -22,15 +22,18 @@
 #include "fs/node.h"
 #include "fs/options.h"
 #include "fs/paths.h"
+#include "fs/plain.h"
 #include "fs/push.h"
 #include "fs/wpool.h"
 #include "fs/xattr.h"
 
 typedef struct handle {
     int refs;          /* atomic: the open, and calls that borrowed it (ops_handle_hold) */
-    int kind;          /* B2FS_PLAIN: fd; else node */
-    int fd;
-    b2fs_node *node;
+    int kind;          /* atomic: B2FS_PLAIN: fd; else node. A frame's handle becomes a
+                        * plain file's at its writer's close (fs/plain): fd is set first */
+    int fd;            /* or -1 */
+    b2fs_node *node;   /* or NULL; kept while the handle lives once it is a plain file's */
+    int sealed;        /* atomic: a plain file with its checksum: a change drops it */
     int append;        /* opened with O_APPEND: a frame's writes go to its end */
     int wrote;         /* atomic: a write went through this handle */
     int push_held;     /* writable: no decoded blocks pushed to the page cache (fs/push) */
@@ -39,6 +42,18 @@ typedef struct handle {
 static handle *fh_of(struct fuse_file_info *fi)
 {
     return fi ? (handle *)(uintptr_t)fi->fh : NULL;
+}
+
+static int is_plain(const handle *h)
+{
+    return __atomic_load_n(&h->kind, __ATOMIC_ACQUIRE) == B2FS_PLAIN;
+}
+
+/* A plain file is about to change through h: its checksum goes. */
+static void unseal(handle *h)
+{
+    if (__atomic_exchange_n(&h->sealed, 0, __ATOMIC_RELAXED))
+        plain_unseal(h->fd);
 }
 
 /* Resolves path and fails with ENOENT when nothing is visible there. */
@@ -58,7 +73,7 @@ int ops_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (h) {
-        if (h->kind == B2FS_PLAIN)
+        if (is_plain(h))
             return fstat(h->fd, st) < 0 ? -errno : 0;
         file_stat(h->node, st);
         return 0;
@@ -275,7 +290,7 @@ int ops_link(const char *from, const char *to)
 int ops_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h && h->kind != B2FS_PLAIN)
+    if (h && !is_plain(h))
         return file_chmod(h->node, mode);
     if (h)
         return fchmod(h->fd, mode) < 0 ? -errno : 0;
@@ -293,7 +308,7 @@ int ops_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 int ops_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h && h->kind != B2FS_PLAIN)
+    if (h && !is_plain(h))
         return file_chown(h->node, uid, gid);
     if (h)
         return fchown(h->fd, uid, gid) < 0 ? -errno : 0;
@@ -315,7 +330,15 @@ static int with_node(const char *path, struct fuse_file_info *fi,
 {
     handle *h = fh_of(fi);
     if (h)
-        return h->kind == B2FS_PLAIN ? plain(-1, NULL, h->fd, arg) : fn(h->node, arg, 0);
+    {
+        if (!is_plain(h)) {
+            int r = fn(h->node, arg, 0);
+            if (r != -ESTALE || !is_plain(h))
+                return r;   /* (else it became a plain file meanwhile) */
+        }
+        unseal(h);
+        return plain(-1, NULL, h->fd, arg);
+    }
     b2fs_loc loc;
     int r = resolve_existing(path, &loc);
     if (r)
@@ -352,6 +375,7 @@ static int truncate_plain(int dirfd, const char *name, int fd, void *arg)
     fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -errno;
+    plain_unseal(fd);
     int r = ftruncate(fd, size) < 0 ? -errno : 0;
     close(fd);
     return r;
@@ -369,7 +393,7 @@ int ops_utimens(const char *path, const struct timespec tv[2], struct fuse_file_
 {
     /* commit first, or the commit would overwrite the times being set (cp -p, tar) */
     handle *h = fh_of(fi);
-    if (h && h->kind != B2FS_PLAIN)
+    if (h && !is_plain(h))
         return b2fs_fuse_result(file_utimens(h->node, tv));
     if (h)
         return futimens(h->fd, tv) < 0 ? -errno : 0;
@@ -377,14 +401,14 @@ int ops_utimens(const char *path, const struct timespec tv[2], struct fuse_file_
     int r = resolve_existing(path, &loc);
     if (r)
         return r;
-    if (loc.kind != B2FS_PLAIN) {
-        b2fs_node *n = node_find(loc.st.st_dev, loc.st.st_ino);
-        if (n) {
-            file_commit(n, 0);
-            node_put(n);
-        }
+    /* (the kernel sends futimens(2) by path too) */
+    b2fs_node *n = loc.kind != B2FS_PLAIN ? node_find(loc.st.st_dev, loc.st.st_ino) : NULL;
+    if (n) {
+        r = b2fs_fuse_result(file_utimens(n, tv));
+        node_put(n);
+    } else {
+        r = utimensat(loc.dirfd, loc.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
     }
-    r = utimensat(loc.dirfd, loc.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
     loc_done(&loc);
     return r;
 }
@@ -413,15 +437,29 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
     return 0;
 }
 
-/* Opens (with O_CREAT: creates) the plain backing file name in dirfd for a handle. */
-static int open_plain(int dirfd, const char *name, int flags, mode_t mode,
-                      const b2fs_caller *who, struct fuse_file_info *fi)
+/* Opens (with O_CREAT: creates) the plain backing file name in dirfd for a handle; one
+ * with a checksum (fs/plain) is checked first. path names it in the log. */
+static int open_plain(const char *path, const b2fs_loc *loc, const char *name, int flags,
+                      mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi)
 {
-    int fd = openat(dirfd, name, (flags & ~O_NOCTTY) | O_NOFOLLOW | O_CLOEXEC, mode);
+    int fd = openat(loc->dirfd, name, (flags & ~O_NOCTTY) | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return errno == ELOOP ? -EACCES : -errno;
-    if (flags & O_CREAT)
-        own(dirfd, name, who);
+    int sealed = 0;
+    if (flags & O_CREAT) {
+        own(loc->dirfd, name, who);
+    } else if (flags & O_TRUNC) {
+        plain_unseal(fd);
+    } else if ((flags & O_ACCMODE) == O_WRONLY) {
+        sealed = plain_sealed(fd);   /* (nothing to read it with: its reader checks it) */
+    } else if ((sealed = plain_check(fd)) < 0) {
+        char *bp = loc_backing_path(path, loc, NULL);
+        b2fs_log(LOG_ERR, "%s: damaged: its contents do not match their checksum (%s)",
+                 bp ? bp : path, B2FS_XATTR_PLAIN_SUM);
+        free(bp);
+        close(fd);
+        return b2fs_fuse_result(sealed);
+    }
     handle *h = calloc(1, sizeof *h);
     if (!h) {
         close(fd);
@@ -430,6 +468,7 @@ static int open_plain(int dirfd, const char *name, int flags, mode_t mode,
     h->refs = 1;
     h->kind = B2FS_PLAIN;
     h->fd = fd;
+    h->sealed = sealed > 0 && (flags & O_ACCMODE) != O_RDONLY;
     fi->fh = (uint64_t)(uintptr_t)h;
     return 0;
 }
@@ -441,7 +480,7 @@ int ops_open(const char *path, struct fuse_file_info *fi)
     if (r)
         return r;
     if (loc.kind == B2FS_PLAIN) {
-        r = open_plain(loc.dirfd, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, NULL, fi);
+        r = open_plain(path, &loc, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, NULL, fi);
         loc_done(&loc);
         return r;
     }
@@ -476,7 +515,7 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
     r = create_frame(&loc, path, mode, who, &n);
     if (r == -ENAMETOOLONG) {
         /* no room for the .b2frame suffix: a plain file, passed through uncompressed */
-        r = open_plain(loc.dirfd, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
+        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
         loc_done(&loc);
         return r;
     }
@@ -493,7 +532,7 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
 int ops_read(struct fuse_file_info *fi, char *buf, size_t size, off_t off)
 {
     handle *h = fh_of(fi);
-    if (h->kind == B2FS_PLAIN) {
+    if (is_plain(h)) {
         ssize_t r = pread(h->fd, buf, size, off);
         return r < 0 ? -errno : (int)r;
     }
@@ -514,16 +553,20 @@ ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t 
 {
     handle *h = fh_of(fi);
     size_t size = fuse_buf_size(buf);
-    if (h->kind == B2FS_PLAIN) {
-        struct fuse_bufvec out = FUSE_BUFVEC_INIT(size);
-        out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-        out.buf[0].fd = h->fd;
-        out.buf[0].pos = off;
-        return fuse_buf_copy(&out, buf, 0);
+    if (!is_plain(h)) {
+        __atomic_store_n(&h->wrote, 1, __ATOMIC_RELAXED);
+        ssize_t r = file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,
+                               fill_from_bufvec, buf);
+        if (r != -ESTALE || !is_plain(h))
+            return b2fs_fuse_result((int)r);
+        /* (it became a plain file meanwhile) */
     }
-    __atomic_store_n(&h->wrote, 1, __ATOMIC_RELAXED);
-    return b2fs_fuse_result((int)file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,
-                                            fill_from_bufvec, buf));
+    unseal(h);
+    struct fuse_bufvec out = FUSE_BUFVEC_INIT(size);
+    out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+    out.buf[0].fd = h->fd;
+    out.buf[0].pos = off;
+    return fuse_buf_copy(&out, buf, 0);
 }
 
 int ops_statfs(struct statvfs *sv)
@@ -534,11 +577,19 @@ int ops_statfs(struct statvfs *sv)
 int ops_flush(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h->kind == B2FS_PLAIN)
+    if (is_plain(h))
         return 0;
     /* close(2) waits for this, not for the release: an array stored at the close of its
-     * writer is one when close returns */
-    return b2fs_fuse_result(file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED)));
+     * writer is one when close returns, and so is a plain file, before the writer's next
+     * call (a rename, as rsync makes) */
+    int wrote = __atomic_load_n(&h->wrote, __ATOMIC_RELAXED);
+    int r = file_close(h->node, wrote), fd;
+    if (r == 0 && wrote && file_to_plain(h->node, &fd) == 1) {
+        h->fd = fd;
+        __atomic_store_n(&h->sealed, b2fs_cfg.checksums, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->kind, B2FS_PLAIN, __ATOMIC_RELEASE);
+    }
+    return b2fs_fuse_result(r);
 }
 
 void ops_handle_hold(uint64_t fh)
@@ -551,9 +602,9 @@ void ops_handle_drop(uint64_t fh)
     handle *h = (handle *)(uintptr_t)fh;
     if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL))
         return;
-    if (h->kind == B2FS_PLAIN) {
+    if (h->fd >= 0)
         close(h->fd);
-    } else {
+    if (h->node) {
         if (h->push_held)
             push_release(h->node);
         node_put(h->node);
@@ -564,7 +615,7 @@ void ops_handle_drop(uint64_t fh)
 int ops_release(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
-    if (h->kind != B2FS_PLAIN) /* (a failure was logged; close(2) has returned) */
+    if (!is_plain(h)) /* (a failure was logged; close(2) has returned) */
         file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED));
     ops_handle_drop(fi->fh);
     return 0;
@@ -573,7 +624,7 @@ int ops_release(struct fuse_file_info *fi)
 int ops_fsync(struct fuse_file_info *fi, int datasync)
 {
     handle *h = fh_of(fi);
-    if (h->kind == B2FS_PLAIN)
+    if (is_plain(h))
         return (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? -errno : 0;
     return b2fs_fuse_result(file_commit(h->node, 1));
 }
@@ -609,7 +660,7 @@ off_t ops_lseek(struct fuse_file_info *fi, off_t off, int whence)
     handle *h = fh_of(fi);
     if (!h)
         return -EBADF;
-    if (h->kind == B2FS_PLAIN) {
+    if (is_plain(h)) {
         off_t r = lseek(h->fd, off, whence);
         return r < 0 ? -errno : r;
     }

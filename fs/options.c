@@ -40,6 +40,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("dirty_size=", KEY_B2),
     FUSE_OPT_KEY("checksums=", KEY_B2),
     FUSE_OPT_KEY("push_blocks=", KEY_B2),
+    FUSE_OPT_KEY("plain_small=", KEY_B2),
     FUSE_OPT_END,
 };
 
@@ -50,8 +51,9 @@ static const char usage_text[] =
     "show as NAME with their decompressed contents, read and write; array frames\n"
     "(STEM.b2nd) show as STEM.npy, the NumPy file of the array; Bloscpack files\n"
     "(NAME.blp) show as NAME, read only; other files are passed through. Files created\n"
-    "through the mount are stored as NAME.b2frame; a .npy file written as STEM.npy is\n"
-    "stored as the array frame STEM.b2nd when it is closed.\n"
+    "through the mount are stored as NAME.b2frame (a small one that does not compress:\n"
+    "as NAME, see plain_small); a .npy file written as STEM.npy is stored as the array\n"
+    "frame STEM.b2nd when it is closed.\n"
     "\n"
     "b2fs options (-o name=value,...):\n"
     "    codec=NAME         codec of new chunks: blosclz, lz4, lz4hc, zlib, zstd (zstd)\n"
@@ -84,6 +86,11 @@ static const char usage_text[] =
     "                       kernel's page cache, so reads of its other pages need no\n"
     "                       request and no decoding (as squashfs does); off: only the pages\n"
     "                       asked for (on)\n"
+    "    plain_small=on|off on: a new file of at most one chunk that its frame does not\n"
+    "                       make smaller (an icon, a small .gz) is stored as the plain\n"
+    "                       file NAME when closed, its checksum in the hidden attribute\n"
+    "                       user.b2fs.xxh3 (checked when it is opened for reading, dropped\n"
+    "                       by its first change); off: every new file is a frame (on)\n"
     "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
     "                       written, at the cost of a copy, and compressed with the file's\n"
     "                       parameters once it has had no write for SECS seconds, and at\n"
@@ -219,10 +226,12 @@ static int set_option(b2fs_config *cfg, const char *arg)
     memcpy(name, arg, nl);
     name[nl] = 0;
     const char *value = eq + 1, *why = NULL;
-    if (!strcmp(name, "checksums") || !strcmp(name, "push_blocks")) {
+    if (!strcmp(name, "checksums") || !strcmp(name, "push_blocks") ||
+        !strcmp(name, "plain_small")) {
         if (strcmp(value, "on") && strcmp(value, "off"))
             return bad_value(name, value, "on or off");
-        *(name[0] == 'c' ? &cfg->checksums : &cfg->push_blocks) = !strcmp(value, "on");
+        *(name[0] == 'c' ? &cfg->checksums
+          : name[1] == 'u' ? &cfg->push_blocks : &cfg->plain_small) = !strcmp(value, "on");
     } else if (!strcmp(name, "compress_idle")) {
         long v;
         if (parse_int(value, 0, 3600, &v))
@@ -326,6 +335,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->rootfd = -1;
     cfg->checksums = 1;
     cfg->push_blocks = 1;
+    cfg->plain_small = 1;
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
     cfg->idle_clevel = B2FS_IDLE_CLEVEL;
     struct parse_state ps = {.cfg = cfg};

@@ -510,6 +510,7 @@ int write_compress_small(b2fs_node *n)
     n->cctx = c;
     n->defer = 0;
     int r = write_flush(n);
+    n->small_new = r == 0;
     if (n->cctx == c) {
         n->cctx = own;
         b2_cctx_free(c);

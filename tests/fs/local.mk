@@ -44,6 +44,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_integrity.sh \
 	tests/fs/mount_push.sh \
 	tests/fs/mount_idle.sh \
+	tests/fs/mount_plain.sh \
 	tests/fs/mount_locks.sh
 TESTS += $(FS_MOUNT_TESTS)
 # preloaded into b2fs by mount_locks.sh: an fcntl without OFD locks (a shared object, built

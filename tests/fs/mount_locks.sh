@@ -24,7 +24,8 @@ check "-o ro without OFD locks: files read" cmp "$WORK/plain" "$MNT/plain"
 check "-o ro: unmount" unmount_b2fs
 
 mount_b2fs || fail "with OFD locks: a read-write mount"
-check "with OFD locks: a file written" cp "$WORK/plain" "$MNT/new"
+seq 1 5000 >"$WORK/text"   # (one that compresses: a frame, not a plain file)
+check "with OFD locks: a file written" cp "$WORK/text" "$MNT/new"
 check "with OFD locks: unmount" unmount_b2fs
 check "with OFD locks: the new file is a frame" frame_ok "$BACK/new.b2frame"
 finish

@@ -1,0 +1,139 @@
+/* A small file stored as a plain file (plain.h). */
+#include "fs/plain.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "fs/backing.h"
+#include "fs/log.h"
+#include "fs/options.h"
+#include "fs/paths.h"
+#include "fs/read.h"
+
+#define SUM_TAG "xxh3-128:"
+#define SUM_LEN (sizeof SUM_TAG - 1 + 32)
+
+static void sum_text(const void *data, size_t len, char out[SUM_LEN + 1])
+{
+    XXH128_hash_t h = XXH3_128bits(data, len);
+    snprintf(out, SUM_LEN + 1, SUM_TAG "%016llx%016llx", (unsigned long long)h.high64,
+             (unsigned long long)h.low64);
+}
+
+/* Whether the rule applies: a frame b2fs made of a new file that became one chunk at its
+ * close (not at clevel 0: stored chunks in a frame were asked for), with nothing a plain file cannot hold (metalayers, vlmetalayers, hard links),
+ * not an array, shown under a name a plain file shows under, and not made smaller by
+ * the frame. The shown name goes to shown. */
+static int wanted(b2fs_node *n, char *shown, size_t cap, struct stat *st)
+{
+    if (!b2fs_cfg.plain_small || !n->small_new || n->plain || !n->frame || !n->writable ||
+        n->view || n->kind != B2FS_FRAME || !n->name || n->dirfd < 0 || node_has_changes(n))
+        return 0;
+    if (name_kind(n->name, shown, cap) != B2FS_FRAME || name_is_array(n->name) ||
+        name_kind(shown, NULL, 0) != B2FS_PLAIN || name_is_temp(shown))
+        return 0;
+    b2f_stat fs;
+    b2f_stat_get(n->frame, &fs);
+    if (fs.nchunks != 1 || fs.clevel == 0 || n->size == 0 || n->size > (uint64_t)n->chunksize ||
+        b2f_meta_count(n->frame) || b2f_vlmeta_count(n->frame))
+        return 0;
+    return fstat(n->fd, st) == 0 && S_ISREG(st->st_mode) && st->st_nlink == 1 &&
+           (uint64_t)st->st_size >= n->size;
+}
+
+/* Writes the plain file: contents, mode, owner, the user's xattrs, the checksum, times. */
+static int fill(b2fs_node *n, int fd, const struct stat *st)
+{
+    size_t len = (size_t)n->size;
+    char *buf = malloc(len);
+    if (!buf)
+        return -ENOMEM;
+    ssize_t got = read_range(n, buf, len, 0);
+    int r = got < 0 ? (int)got : (size_t)got != len ? -EIO : b2f_pwrite_all(fd, buf, len, 0);
+    if (r == 0 && b2fs_cfg.checksums) {
+        char sum[SUM_LEN + 1];
+        sum_text(buf, len, sum);
+        if (fsetxattr(fd, B2FS_XATTR_PLAIN_SUM, sum, SUM_LEN, 0) < 0)
+            r = -errno;
+    }
+    free(buf);
+    if (r == 0)
+        r = backing_copy_attrs(n->fd, fd, st->st_uid, st->st_gid, 0);
+    if (r == 0 && fchmod(fd, st->st_mode & 07777) < 0)
+        r = -errno;
+    if (r == 0 && n->fsynced && fdatasync(fd) < 0)
+        r = -errno;
+    const struct timespec times[2] = {st->st_atim, st->st_mtim};
+    if (r == 0 && futimens(fd, times) < 0)
+        r = -errno;
+    return r;
+}
+
+int plain_store(b2fs_node *n, int *out)
+{
+    char shown[256];
+    struct stat st;
+    if (!wanted(n, shown, sizeof shown, &st))
+        return 0;
+    n->small_new = 0;   /* looked at once */
+    char tmp[64];
+    int fd = backing_create_temp(n->dirfd, st.st_mode, tmp, sizeof tmp);
+    int r = fd < 0 ? fd : fill(n, fd, &st);
+    if (r == 0)
+        r = node_swap_to_plain(n, tmp, shown, fd);
+    else if (fd >= 0)
+        unlinkat(n->dirfd, tmp, 0);
+    if (r < 0) {
+        if (fd >= 0)
+            close(fd);
+        if (r == -EBUSY || r == -EEXIST || r == -ESTALE || r == -ENOENT)
+            return 0;   /* in use, or a name in the way: it stays a frame */
+        b2fs_log(LOG_WARNING, "%s: cannot store it as a plain file: %s", n->path,
+                 b2f_strerror(r));
+        return r;
+    }
+    if (n->fsynced)
+        backing_sync_dir(n->dirfd);
+    backing_unlock(fd);
+    n->plain = 1;
+    *out = fd;
+    return 1;
+}
+
+int plain_check(int fd)
+{
+    char want[SUM_LEN + 1];
+    ssize_t wl = fgetxattr(fd, B2FS_XATTR_PLAIN_SUM, want, sizeof want);
+    if (wl < 0 || !b2fs_cfg.checksums)
+        return 0;   /* none (a plain file of the user's) */
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    /* sealed files are at most one chunk: a larger one cannot match */
+    size_t len = (size_t)st.st_size;
+    char *buf = st.st_size <= INT32_MAX ? malloc(len ? len : 1) : NULL;
+    ssize_t got = buf ? pread(fd, buf, len, 0) : -1;
+    char sum[SUM_LEN + 1] = "";
+    if (got == (ssize_t)len)
+        sum_text(buf, len, sum);
+    free(buf);
+    return wl == (ssize_t)SUM_LEN && !memcmp(sum, want, SUM_LEN) ? 1 : B2F_EDAMAGED;
+}
+
+int plain_sealed(int fd)
+{
+    return fgetxattr(fd, B2FS_XATTR_PLAIN_SUM, NULL, 0) >= 0;
+}
+
+void plain_unseal(int fd)
+{
+    fremovexattr(fd, B2FS_XATTR_PLAIN_SUM);
+}

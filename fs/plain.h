@@ -1,0 +1,38 @@
+/* fs/plain: a small file the frame format cannot make smaller, stored as a plain file.
+ *
+ * A new file of at most one chunk whose frame, compressed at its close, takes at least as
+ * many bytes as its contents (a PNG icon, a small .gz: a frame costs about 200 bytes of
+ * header, index and trailer) is stored as the plain file NAME instead of NAME.b2frame
+ * when its writer closes it (plain_small=on), so already compressed files cost what they
+ * are. Its checksum goes with it: the hidden attribute user.b2fs.xxh3 holds the XXH3-128
+ * of its contents (checksums=on), checked when the file is opened for reading (damage
+ * gives EIO and a log line, as a frame's chunk does); the first change through the mount
+ * drops it, as the file is then the user's plain file.
+ *
+ * Owns: the rule for which files, and the checksum attribute. No shared state. Calls:
+ * fs/read (the contents), fs/node (the swap), fs/backing, fs/paths, fs/options, fs/log,
+ * libxxhash. */
+#ifndef B2FS_PLAIN_H
+#define B2FS_PLAIN_H
+
+#include "fs/node.h"
+
+/* The hidden attribute of a plain file's checksum, "xxh3-128:" and 32 hex digits. */
+#define B2FS_XATTR_PLAIN_SUM "user.b2fs.xxh3"
+
+/* Stores n's contents as a plain file in place of its frame when the rule says so.
+ * Caller holds n->lock (write) and one reference to n (its open handle); nothing is
+ * uncommitted. Returns 1 with the plain file open (O_RDWR) in *fd, n->plain set and its
+ * frame deleted; 0 when the file stays a frame (also when another reference or a name
+ * in the way stops it); or a negative code (logged; it stays a frame). */
+int plain_store(b2fs_node *n, int *fd);
+/* Checks the plain file open as fd against its checksum, if it has one (and checksums are
+ * on): 1 when it has one and matches, 0 when it has none, B2F_EDAMAGED when it does not
+ * match, or -errno. */
+int plain_check(int fd);
+/* Whether the plain file open as fd has a checksum. */
+int plain_sealed(int fd);
+/* Drops the checksum of a plain file that is being changed. */
+void plain_unseal(int fd);
+
+#endif
