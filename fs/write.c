@@ -74,9 +74,9 @@ static void pick_typesize(b2fs_node *n, const b2fs_dirty *d, size_t len)
         write_params_changed(n);
 }
 
-/* Hands dirty chunk d to the frame layer: compressed there (all zeros -> zero chunk), or
- * stored as it is while the file defers its compression (fs/idle). */
-static int flush_one(b2fs_node *n, b2fs_dirty *d)
+/* Hands dirty chunk d to the frame layer: compressed there with cctx (all zeros -> zero
+ * chunk), or stored as it is while the file defers its compression (fs/idle). */
+static int flush_one(b2fs_node *n, b2fs_dirty *d, b2_cctx *cctx)
 {
     uint64_t cs = (uint64_t)n->chunksize, start = (uint64_t)d->n * cs;
     if (start >= n->size) {
@@ -95,7 +95,7 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d)
         if (r == 0)
             d->img = NULL;   /* the frame's now */
     } else {
-        r = b2f_update_chunk(n->frame, n->cctx, d->n, d->img, (size_t)len);
+        r = b2f_update_chunk(n->frame, cctx, d->n, d->img, (size_t)len);
     }
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)d->n, b2f_strerror(r));
@@ -215,7 +215,7 @@ static void encode_job(b2fs_task *t)
 static int submit(b2fs_node *n, b2fs_dirty *d)
 {
     if (n->defer)
-        return flush_one(n, d);
+        return flush_one(n, d, n->cctx);
     dirty_clear_to(d, (uint32_t)n->chunksize);
     pick_typesize(n, d, (size_t)n->chunksize);
     b2fs_job *j = calloc(1, sizeof *j);
@@ -224,7 +224,7 @@ static int submit(b2fs_node *n, b2fs_dirty *d)
         free(j);
         if (c)
             cctx_put(n, c);
-        return flush_one(n, d);
+        return flush_one(n, d, n->cctx);
     }
     j->task.run = encode_job;
     j->node = n;
@@ -267,6 +267,15 @@ static int dirty_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* After the dirty chunks went to the frame: its size, and a new generation if it changed. */
+static int flush_end(b2fs_node *n)
+{
+    int r = dirty_grow_frame(n, n->size);
+    if (r == 0 && n->changed)
+        node_new_gen(n);
+    return r;
+}
+
 int write_flush(b2fs_node *n)
 {
     if (!n->frame || !n->writable)
@@ -281,14 +290,11 @@ int write_flush(b2fs_node *n)
         b2fs_dirty first = n->dirty[0];
         memmove(n->dirty, n->dirty + 1, (size_t)(n->ndirty - 1) * sizeof *n->dirty);
         n->dirty[n->ndirty - 1] = first;
-        r = flush_one(n, &n->dirty[n->ndirty - 1]);
+        r = flush_one(n, &n->dirty[n->ndirty - 1], n->cctx);
         if (r < 0)
             return r;
     }
-    r = dirty_grow_frame(n, n->size);
-    if (r == 0 && n->changed)
-        node_new_gen(n);
-    return r;
+    return flush_end(n);
 }
 
 int write_ready(b2fs_node *n)
@@ -483,11 +489,9 @@ static int stored_chunk(b2_frame *f, int64_t c, int32_t chunksize, int32_t *len)
 
 /* The level of compression when idle: at least idle_clevel (a clevel of 0 stays), as no
  * writer waits for it. */
-static int idle_level(b2_frame *f)
+static int idle_level(int clevel)
 {
-    b2f_stat st;
-    b2f_stat_get(f, &st);
-    return st.clevel > 0 && st.clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : st.clevel;
+    return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
 }
 
 int write_compress_small(b2fs_node *n)
@@ -502,21 +506,18 @@ int write_compress_small(b2fs_node *n)
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better */
-    b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(n->frame),
+    b2f_stat st;
+    b2f_stat_get(n->frame, &st);
+    b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
                                     b2fs_cfg.params.cp.blocksize == 0);
     if (!c)
         return 0;   /* stays deferred */
-    b2_cctx *own = n->cctx;
-    n->cctx = c;
     n->defer = 0;
-    int r = write_flush(n);
+    int r = flush_one(n, d, c);
+    b2_cctx_free(c);
+    if (r == 0)
+        r = flush_end(n);
     n->small_new = r == 0;
-    if (n->cctx == c) {
-        n->cctx = own;
-        b2_cctx_free(c);
-    } else {
-        b2_cctx_free(own);   /* the parameters changed meanwhile: n->cctx is new */
-    }
     return r;
 }
 
@@ -525,7 +526,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
-    int level = idle_level(f);
+    int level = idle_level(st.clevel);
     /* as many chunks at once as there are workers, and one more queued behind them */
     enum { MAX_AT_ONCE = 16 };
     int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
