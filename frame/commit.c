@@ -180,26 +180,8 @@ int b2f_seal(b2_frame *f, int64_t *summed)
         return B2F_ERDONLY;
     b2f_sums_buf b;
     int rc = b2f_sums_begin(&b, b2f_meta_sum(f->hdr, (size_t)f->h.header_len));
-    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
-        const b2f_chunk *c = &f->chunks[i];
-        if (c->data || c->off < 0)
-            continue;   /* staged ones are hashed at the commit; index-kept have no bytes */
-        if (c->sums) {
-            rc = b2f_sums_put_stored(&b, i, c->off, c->cbytes, c->sums, c->nsums);
-            continue;
-        }
-        uint8_t *raw;
-        int32_t cb;
-        uint64_t *s = NULL;
-        int n;
-        if ((rc = b2f_read_raw_chunk(f, i, &raw, &cb)) < 0)
-            break;
-        if ((rc = b2f_chunk_sums(raw, cb, &s, &n)) == 0)
-            rc = b2f_sums_put(&b, i, c->off, cb, s, (uint32_t)n);
-        free(s);
-        free(raw);
-        ++*summed;
-    }
+    if (rc == 0)
+        rc = b2f_sums_of_chunks(f, &b, summed, NULL, 0);
     if (rc < 0) {
         b2f_sums_free(&b);
         return rc;

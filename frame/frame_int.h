@@ -205,7 +205,7 @@ typedef struct b2f_tail {
     uint64_t index_off, trailer_off, end;
     b2f_hdr h;              /* what img holds */
 } b2f_tail;
-int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t);
+int b2f_tail_build(b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t);
 int b2f_tail_write(const b2f_io *io, int fd, const b2f_tail *t);
 void b2f_tail_free(b2f_tail *t);
 /* tail.c: the header image for the frame's current state with these sizes (with_sums: its
@@ -280,6 +280,11 @@ int b2f_sums_put(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
 int b2f_sums_put_stored(b2f_sums_buf *b, int64_t chunk, int64_t off, int32_t cbytes,
                         const uint8_t *sums, uint32_t nsums);
 void b2f_sums_free(b2f_sums_buf *b);
+/* Puts the checksums of f's committed chunks into b (begun): those a chunk carries, else
+ * taken from its bytes, read now (counted in *hashed, which may be NULL). Staged chunks
+ * are left to the commit. 0 or a negative code (err says which chunk). In read.c. */
+int b2f_sums_of_chunks(b2_frame *f, b2f_sums_buf *b, int64_t *hashed, char *err,
+                       size_t errlen);
 /* ... and read back, every count and length checked (B2F_ECHECKSUM when it does not hold
  * together). */
 typedef struct b2f_sums_entry {
@@ -334,8 +339,8 @@ int b2f_frame_fingerprint_whole(const uint8_t *hdr, const uint8_t *index, size_t
 /* 1 when every committed chunk with sums still has bytes that match them, else 0 (one
  * does not, or cannot be read): a whole-frame fingerprint is written only then, since it
  * would make a damaged chunk carried over fail the frame's open where a table fails only
- * the reads of its block. Reads the chunks: for small frames. */
-int b2f_committed_sums_hold(const b2_frame *f);
+ * the reads of its block. Reads the chunks (b2f_chunk_verify): for small frames. In read.c. */
+int b2f_committed_sums_hold(b2_frame *f);
 /* The sum of the metalayer section a whole-frame fingerprint keeps. */
 uint64_t b2f_fingerprint_meta_sum(const uint8_t fp[16]);
 /* How many entries a table built by b2f_sums_table has (-1: too short). */

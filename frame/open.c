@@ -95,25 +95,8 @@ static int whole_table(b2_frame *f, uint64_t meta_sum, uint8_t **out, size_t *le
 {
     b2f_sums_buf b;
     int rc = b2f_sums_begin(&b, meta_sum);
-    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
-        const b2f_chunk *c = &f->chunks[i];
-        if (c->data || c->off < 0)
-            continue;
-        uint8_t *raw;
-        uint64_t *s;
-        int n;
-        uint64_t at = (uint64_t)f->h.header_len + (uint64_t)c->off;
-        if ((rc = read_new(f, at, (size_t)c->cbytes, &raw, "chunk", err, errlen)) < 0)
-            break;
-        if ((rc = b2f_chunk_sums(raw, c->cbytes, &s, &n)) == 0)
-            rc = b2f_sums_put(&b, i, c->off, c->cbytes, s, (uint32_t)n);
-        else if (rc != B2E_NOMEM)
-            rc = b2f_fail(err, errlen, B2F_EDAMAGED, "chunk %lld changed since b2fs wrote it: "
-                          "its header does not parse", (long long)i);
-        free(raw);
-        if (rc == 0)
-            free(s);
-    }
+    if (rc == 0)
+        rc = b2f_sums_of_chunks(f, &b, NULL, err, errlen);
     if (rc < 0) {
         b2f_sums_free(&b);
         return rc;

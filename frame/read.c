@@ -605,6 +605,48 @@ int b2f_read_raw_chunk(b2_frame *f, int64_t n, uint8_t **out, int32_t *cbytes)
     return rc;
 }
 
+int b2f_sums_of_chunks(b2_frame *f, b2f_sums_buf *b, int64_t *hashed, char *err,
+                       size_t errlen)
+{
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (c->data || c->off < 0)
+            continue;   /* staged ones are hashed at the commit; index-kept have no bytes */
+        if (c->sums) {
+            rc = b2f_sums_put_stored(b, i, c->off, c->cbytes, c->sums, c->nsums);
+            continue;
+        }
+        uint8_t *raw;
+        int32_t cb;
+        uint64_t *s = NULL;
+        int n;
+        if ((rc = raw_chunk(f, i, &raw, &cb)) < 0)
+            return b2f_fail(err, errlen, rc, "cannot read chunk %lld: %s", (long long)i,
+                            b2f_strerror(rc));
+        if ((rc = b2f_chunk_sums(raw, cb, &s, &n)) == 0)
+            rc = b2f_sums_put(b, i, c->off, cb, s, (uint32_t)n);
+        else if (rc != B2E_NOMEM)
+            rc = b2f_fail(err, errlen, B2F_EDAMAGED, "chunk %lld changed since b2fs wrote it: "
+                          "its header does not parse", (long long)i);
+        free(s);
+        free(raw);
+        if (hashed)
+            ++*hashed;
+    }
+    return rc;
+}
+
+int b2f_committed_sums_hold(b2_frame *f)
+{
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        int32_t bad;
+        if (f->chunks[i].off >= 0 && b2f_chunk_verify(f, i, &bad) < 0)
+            return 0;
+    }
+    return 1;
+}
+
 int b2f_chunk_verify(b2_frame *f, int64_t n, int32_t *bad)
 {
     *bad = 0;

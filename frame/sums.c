@@ -327,25 +327,6 @@ int b2f_frame_fingerprint_whole(const uint8_t *hdr, const uint8_t *index, size_t
     return 0;
 }
 
-int b2f_committed_sums_hold(const b2_frame *f)
-{
-    for (int64_t i = 0; i < f->nchunks; i++) {
-        const b2f_chunk *c = &f->chunks[i];
-        if (c->data || c->off < 0 || !c->sums)
-            continue;
-        uint8_t *raw = malloc(c->cbytes > 0 ? (size_t)c->cbytes : 1);
-        int32_t bad;
-        int ok = raw &&
-                 b2f_io_pread(&f->io, f->fd, raw, (size_t)c->cbytes,
-                              (uint64_t)f->h.header_len + (uint64_t)c->off) == 0 &&
-                 b2f_sums_check(raw, c->cbytes, c->sums, c->nsums, &bad) == 0;
-        free(raw);
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
 uint64_t b2f_fingerprint_meta_sum(const uint8_t fp[16])
 {
     return b2f_le_get(fp + 8, 8);

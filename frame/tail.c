@@ -57,7 +57,7 @@ static int64_t stored_chunks(const b2_frame *f, const int64_t *offs)
     return n;
 }
 
-int b2f_tail_build(const b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t)
+int b2f_tail_build(b2_frame *f, const int64_t *offs, uint64_t pos, b2f_tail *t)
 {
     memset(t, 0, sizeof *t);
     t->index_off = pos;
