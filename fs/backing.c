@@ -93,17 +93,15 @@ int backing_check_locks(int dirfd)
     return r;
 }
 
-/* the hidden attributes b2fs keeps on its frames */
+/* the hidden attributes b2fs keeps on its files */
 #define OWN_PREFIX "user.b2fs."
 
-int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid, int with_own)
+int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
 {
     int r = geteuid() == 0 && fchown(to, uid, gid) < 0 ? -errno : 0;
     char names[65536], val[65536];
     ssize_t len = flistxattr(from, names, sizeof names);
     for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
-        if (!with_own && !strncmp(names + i, OWN_PREFIX, sizeof OWN_PREFIX - 1))
-            continue;
         ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
         if (vl >= 0)
             fsetxattr(to, names + i, val, (size_t)vl, 0);
@@ -111,7 +109,16 @@ int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid, int with_own)
     return r;
 }
 
-#define CHOOSE_MARK "user.b2fs.filters"
+void backing_drop_own_attrs(int fd)
+{
+    char names[65536];
+    ssize_t len = flistxattr(fd, names, sizeof names);
+    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1)
+        if (!strncmp(names + i, OWN_PREFIX, sizeof OWN_PREFIX - 1))
+            fremovexattr(fd, names + i);
+}
+
+#define CHOOSE_MARK OWN_PREFIX "filters"
 
 #define CHOOSE_ALL "auto"
 #define CHOOSE_FILTERS "auto-filters"

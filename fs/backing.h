@@ -43,11 +43,12 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
  * creating or locking the file (EINVAL, EOPNOTSUPP, ENOLCK: no OFD locks; EROFS, EACCES:
  * nothing can be written there anyway). */
 int backing_check_locks(int dirfd);
-/* Gives the new file `to` the xattrs of `from` (with_own: also b2fs's hidden user.b2fs.*
- * ones, which only a frame carries) and, when the daemon runs as root, the owner uid:gid.
- * Returns 0, or -errno when the owner could not be given (the xattrs are copied as far
- * as they go). */
-int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid, int with_own);
+/* Gives the new file `to` the xattrs of `from` and, when the daemon runs as root, the
+ * owner uid:gid. Returns 0, or -errno when the owner could not be given (the xattrs are
+ * copied as far as they go). */
+int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid);
+/* Removes b2fs's hidden attributes (user.b2fs.*) from a file that is no frame any more. */
+void backing_drop_own_attrs(int fd);
 /* Whether a frame file's chunks get their filters chosen from their content (filters=auto),
  * and whether its typesize is chosen from its first chunk while it is empty: the frame
  * itself cannot say, so its backing file carries the hidden attribute user.b2fs.filters,

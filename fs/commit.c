@@ -46,7 +46,7 @@ static void note_committed(size_t bytes)
  * the old one */
 static int commit_staged(b2fs_node *n, int durable, int rewrite)
 {
-    if (!n->frame || !n->writable)
+    if (!n->frame || !n->writable || n->plain)
         return 0;
     /* one that failed left everything staged: this commit tries again, and says */
     commit_behind_end(n, 1);

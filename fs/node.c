@@ -397,36 +397,34 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
     return r;
 }
 
-int node_swap_to_plain(b2fs_node *n, const char *tmp, const char *plain, int fd)
+int node_swap_to_plain(b2fs_node *n, const char *plain)
 {
-    struct stat st, fr;
-    if (fstat(fd, &st) < 0)
-        return -errno;
-    char gone[64];
-    b2f_temp_name(gone, sizeof gone);
+    struct stat st;
     pthread_mutex_lock(&table_lock);
     int r = n->refs != 1 ? -EBUSY : 0;
-    if (r == 0 && renameat2(n->dirfd, tmp, n->dirfd, plain, RENAME_NOREPLACE) < 0)
-        r = -errno;
-    if (r < 0) {
-        pthread_mutex_unlock(&table_lock);
-        unlinkat(n->dirfd, tmp, 0);
-        return r;
-    }
-    /* a rename by name, and a check that it moved n's frame: a rename through the mount
-     * may have put another file there since n->name was set */
-    if (renameat(n->dirfd, n->name, n->dirfd, gone) < 0) {
-        r = -errno;
-    } else if (fstatat(n->dirfd, gone, &fr, AT_SYMLINK_NOFOLLOW) < 0 || fr.st_ino != n->ino ||
-               fr.st_dev != n->dev) {
-        renameat(n->dirfd, gone, n->dirfd, n->name);
+    /* n's file still under its name (a rename through the mount may have moved it) */
+    if (r == 0 && (fstatat(n->dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                   st.st_ino != n->ino || st.st_dev != n->dev))
         r = -ESTALE;
-    }
-    if (r < 0) {
+    /* a second name first (the frame still shows: suffixed names win), so that a failure
+     * at any step leaves the frame as it was */
+    if (r == 0 && linkat(n->dirfd, n->name, n->dirfd, plain, 0) < 0)
+        r = -errno;
+    if (r == 0 && ftruncate(n->fd, 0) < 0) {
+        r = -errno;
         unlinkat(n->dirfd, plain, 0);
-    } else {
-        unlinkat(n->dirfd, gone, 0);
-        rekey_locked(n, st.st_dev, st.st_ino);
+    }
+    if (r == 0 && unlinkat(n->dirfd, n->name, 0) < 0)
+        r = 1;   /* the emptied file keeps both names: the caller writes it and says so */
+    if (r >= 0) {
+        /* the file is no frame any more: out of the table, so that no call finds it */
+        b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
+        while (*pp && *pp != n)
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = n->next;
+        n->unlisted = 1;
+        set_location(n, n->dirfd, plain);
     }
     pthread_mutex_unlock(&table_lock);
     return r;
@@ -458,7 +456,9 @@ void node_put(b2fs_node *n)
     int gone = last ? trim_for_idle(n) : 0;
     b2fs_node *evict = NULL;
     pthread_mutex_lock(&table_lock);
-    if (--n->refs == 0) {
+    if (--n->refs == 0 && n->unlisted) {
+        evict = n;   /* (in no bucket, nor in the idle list) */
+    } else if (n->refs == 0) {
         idle_push(n);
         if (gone)
             evict = n;

@@ -79,6 +79,8 @@ typedef struct b2fs_node {
     dev_t dev;              /* table_lock; changed only with n->lock (write) held too */
     ino_t ino;              /* likewise */
     int refs;               /* table_lock */
+    int unlisted;           /* table_lock: out of the table, its file no frame any more
+                             * (fs/plain): its last node_put retires it */
     struct b2fs_node *next, *lru_prev, *lru_next; /* table_lock */
     int kind;               /* B2FS_FRAME or B2FS_BLP; fixed */
     char *path;             /* backing path for logs; fixed */
@@ -129,8 +131,8 @@ typedef struct b2fs_node {
     int small_new;          /* compressed at its close as a new file of one chunk (fs/write):
                              * it may become a plain file (fs/plain) */
     int fsynced;            /* a commit was made durable since the node opened (fs/file) */
-    int plain;              /* the file became a plain file (fs/plain): the node's file is
-                             * deleted and changes through it are refused (-ESTALE) */
+    int plain;              /* the file became a plain file (fs/plain): changes through the
+                             * node are refused (-ESTALE), nothing is committed */
 
     /* what changed since the last commit, for merging with other mounts' commits
      * (fs/dirty, fs/share, fs/commit); n->lock (write) */
@@ -206,13 +208,14 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
  * fd's inode, with no node_get registering a node in between: one node per file, also
  * across compaction. 0 or -errno (nothing renamed). */
 int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name, int fd);
-/* Puts the plain file tmp (open as fd) in place of n's frame under the name plain, when
- * n has no other reference and the name is free: tmp is renamed to plain (the frame still
- * shows), the frame renamed away and deleted (the plain file shows), and n moves to fd's
- * inode with the deleted frame, so it leaves the table at its last node_put. Nothing in
- * the directory is lost or doubled by a crash between the steps. 0; -EBUSY (another
- * reference), -EEXIST (plain is taken) or -errno, with nothing changed but tmp removed. */
-int node_swap_to_plain(b2fs_node *n, const char *tmp, const char *plain, int fd);
+/* Makes n's frame file the empty plain file plain, in place (no new inode: creating and
+ * deleting inodes is what costs most in a tree of small files), when n has no other
+ * reference and the name is free: a hard link plain (the frame still shows: suffixed
+ * names win), the file emptied, the frame's name removed. n leaves the table (unlisted),
+ * its file is the caller's to fill. 0; 1 when the frame's name could not be removed
+ * (the emptied file has both); or -EBUSY (another reference), -ESTALE (n's file is no
+ * longer under its name), -EEXIST (plain is taken), -errno, with nothing changed. */
+int node_swap_to_plain(b2fs_node *n, const char *plain);
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);

@@ -1,6 +1,8 @@
 /* Mount names -> backing names. Every backing access is relative to the O_PATH fd of
- * BACKING, walked one component at a time with O_NOFOLLOW, so nothing outside BACKING
- * is reachable: a symlink is only ever shown (readlink), never followed by b2fs.
+ * BACKING, the parent directory opened with openat2 beneath it without symlinks (or,
+ * where openat2 is missing, walked one component at a time with O_NOFOLLOW), so nothing
+ * outside BACKING is reachable: a symlink is only ever shown (readlink), never followed
+ * by b2fs.
  *
  * NAME shows, in this order of preference: NAME.b2frame, NAME.b2f (frames), NAME.blp
  * (Bloscpack), then NAME itself; an array frame STEM.b2nd shows as STEM.npy and comes
@@ -14,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <linux/openat2.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fs/backing.h"
@@ -139,12 +143,72 @@ void loc_done(b2fs_loc *loc)
     loc->dirfd = -1;
 }
 
+/* Opens the directory rel (components checked, joined by '/') under BACKING in one call:
+ * the kernel refuses symlinks and anything outside BACKING on the way, as the walk
+ * below does one component at a time. -ENOSYS where openat2 is missing or refused. */
+static int open_beneath(const char *rel)
+{
+    static int unavailable;   /* atomic */
+    if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED))
+        return -ENOSYS;
+    struct open_how how = {
+        .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    for (int tries = 0; tries < 4; tries++) {
+        long fd = syscall(SYS_openat2, b2fs_cfg.rootfd, rel, &how, sizeof how);
+        if (fd >= 0)
+            return (int)fd;
+        if (errno == EAGAIN)
+            continue;   /* a rename raced the lookup */
+        if (errno == ENOSYS || errno == EPERM || errno == E2BIG) {
+            __atomic_store_n(&unavailable, 1, __ATOMIC_RELAXED);
+            return -ENOSYS;
+        }
+        return errno == ELOOP ? -ENOTDIR : -errno;
+    }
+    return -ENOSYS;   /* (the walk then) */
+}
+
 /* Walks the directories of path up to (not including) its last component. */
 static int walk_parent(const char *path, int *dirfd, const char **last)
 {
     if (path[0] != '/')
         return -EINVAL;
-    int fd = dup(b2fs_cfg.rootfd);
+    /* the components checked first, then one openat2 */
+    char rel[4096];
+    size_t rl = 0;
+    const char *q = path + 1, *sep;
+    for (; (sep = strchr(q, '/')); q = sep + 1) {
+        size_t len = (size_t)(sep - q);
+        if (len == 0)
+            continue;
+        if (len > 255)
+            return -ENAMETOOLONG;
+        if ((len == 1 && q[0] == '.') || (len == 2 && q[0] == '.' && q[1] == '.'))
+            return -ENOENT;
+        char comp[256];
+        memcpy(comp, q, len);
+        comp[len] = 0;
+        if (name_is_temp(comp))
+            return -ENOENT;
+        if (rl + len + 2 > sizeof rel)
+            return -ENAMETOOLONG;
+        if (rl)
+            rel[rl++] = '/';
+        memcpy(rel + rl, q, len);
+        rl += len;
+    }
+    rel[rl] = 0;
+    int fd = rl ? open_beneath(rel) : -ENOSYS;
+    if (fd != -ENOSYS) {
+        if (fd < 0)
+            return fd;
+        *dirfd = fd;
+        *last = q;
+        return 0;
+    }
+    fd = dup(b2fs_cfg.rootfd);
     if (fd < 0)
         return -errno;
     const char *p = path + 1;

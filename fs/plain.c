@@ -29,7 +29,8 @@ static void sum_text(const void *data, size_t len, char out[SUM_LEN + 1])
 }
 
 /* Whether the rule applies: a frame b2fs made of a new file that became one chunk at its
- * close (not at clevel 0: stored chunks in a frame were asked for), with nothing a plain file cannot hold (metalayers, vlmetalayers, hard links),
+ * close (not at clevel 0: stored chunks in a frame were asked for; not fsynced: the
+ * change in place is not durable), with nothing a plain file cannot hold (metalayers, vlmetalayers, hard links),
  * not an array, shown under a name a plain file shows under, and not made smaller by
  * the frame. The shown name goes to shown. */
 static int wanted(b2fs_node *n, char *shown, size_t cap, struct stat *st)
@@ -42,39 +43,12 @@ static int wanted(b2fs_node *n, char *shown, size_t cap, struct stat *st)
         return 0;
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
-    if (fs.nchunks != 1 || fs.clevel == 0 || n->size == 0 || n->size > (uint64_t)n->chunksize ||
-        b2f_meta_count(n->frame) || b2f_vlmeta_count(n->frame))
+    if (fs.nchunks != 1 || fs.clevel == 0 || n->fsynced || n->size == 0 ||
+        n->size > (uint64_t)n->chunksize || b2f_meta_count(n->frame) ||
+        b2f_vlmeta_count(n->frame))
         return 0;
     return fstat(n->fd, st) == 0 && S_ISREG(st->st_mode) && st->st_nlink == 1 &&
            (uint64_t)st->st_size >= n->size;
-}
-
-/* Writes the plain file: contents, mode, owner, the user's xattrs, the checksum, times. */
-static int fill(b2fs_node *n, int fd, const struct stat *st)
-{
-    size_t len = (size_t)n->size;
-    char *buf = malloc(len);
-    if (!buf)
-        return -ENOMEM;
-    ssize_t got = read_range(n, buf, len, 0);
-    int r = got < 0 ? (int)got : (size_t)got != len ? -EIO : b2f_pwrite_all(fd, buf, len, 0);
-    if (r == 0 && b2fs_cfg.checksums) {
-        char sum[SUM_LEN + 1];
-        sum_text(buf, len, sum);
-        if (fsetxattr(fd, B2FS_XATTR_PLAIN_SUM, sum, SUM_LEN, 0) < 0)
-            r = -errno;
-    }
-    free(buf);
-    if (r == 0)
-        r = backing_copy_attrs(n->fd, fd, st->st_uid, st->st_gid, 0);
-    if (r == 0 && fchmod(fd, st->st_mode & 07777) < 0)
-        r = -errno;
-    if (r == 0 && n->fsynced && fdatasync(fd) < 0)
-        r = -errno;
-    const struct timespec times[2] = {st->st_atim, st->st_mtim};
-    if (r == 0 && futimens(fd, times) < 0)
-        r = -errno;
-    return r;
 }
 
 int plain_store(b2fs_node *n, int *out)
@@ -84,26 +58,51 @@ int plain_store(b2fs_node *n, int *out)
     if (!wanted(n, shown, sizeof shown, &st))
         return 0;
     n->small_new = 0;   /* looked at once */
-    char tmp[64];
-    int fd = backing_create_temp(n->dirfd, st.st_mode, tmp, sizeof tmp);
-    int r = fd < 0 ? fd : fill(n, fd, &st);
-    if (r == 0)
-        r = node_swap_to_plain(n, tmp, shown, fd);
-    else if (fd >= 0)
-        unlinkat(n->dirfd, tmp, 0);
+    size_t len = (size_t)n->size;
+    char *buf = malloc(len);
+    if (!buf)
+        return 0;
+    ssize_t got = read_range(n, buf, len, 0);
+    int fd = -1;
+    /* the commit lock: no other mount is committing to it meanwhile */
+    int r = got < 0 ? (int)got : (size_t)got != len ? -EIO : backing_trylock(n->fd);
+    if (r == 0) {
+        r = node_swap_to_plain(n, shown);
+        backing_unlock(n->fd);
+    }
     if (r < 0) {
-        if (fd >= 0)
-            close(fd);
-        if (r == -EBUSY || r == -EEXIST || r == -ESTALE || r == -ENOENT)
+        free(buf);
+        if (r == -EBUSY || r == -EEXIST || r == -ESTALE || r == -EAGAIN)
             return 0;   /* in use, or a name in the way: it stays a frame */
         b2fs_log(LOG_WARNING, "%s: cannot store it as a plain file: %s", n->path,
                  b2f_strerror(r));
         return r;
     }
-    if (n->fsynced)
-        backing_sync_dir(n->dirfd);
-    backing_unlock(fd);
+    if (r == 1)
+        b2fs_log(LOG_ERR, "%s: stored as the plain file %s, but its frame's name could not be "
+                 "removed: it shows as a damaged frame until it is", n->path, shown);
     n->plain = 1;
+    /* the node's file is the plain one now, emptied: its contents, then the checksum, with
+     * the frame's own attributes dropped (mode, owner and the user's xattrs are the file's) */
+    r = b2f_pwrite_all(n->fd, buf, len, 0);
+    backing_drop_own_attrs(n->fd);
+    if (r == 0 && b2fs_cfg.checksums) {
+        char sum[SUM_LEN + 1];
+        sum_text(buf, len, sum);
+        if (fsetxattr(n->fd, B2FS_XATTR_PLAIN_SUM, sum, SUM_LEN, 0) < 0)
+            r = -errno;
+    }
+    free(buf);
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    if (r == 0 && futimens(n->fd, times) < 0)
+        r = -errno;
+    if (r == 0 && (fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+        r = -errno;
+    if (r < 0) {
+        b2fs_log(LOG_ERR, "%s: storing it as the plain file %s failed: %s", n->path, shown,
+                 b2f_strerror(r));
+        return r;
+    }
     *out = fd;
     return 1;
 }

@@ -26,7 +26,7 @@ int replace_file(b2fs_node *n, replace_writer write, const char *what)
                  strerror(-fd));
         return fd;
     }
-    int r = backing_copy_attrs(n->fd, fd, st.st_uid, st.st_gid, 1);
+    int r = backing_copy_attrs(n->fd, fd, st.st_uid, st.st_gid);
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: %s: cannot give the new file its owner: %s", n->path, what,
                  strerror(-r));
