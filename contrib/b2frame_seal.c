@@ -22,8 +22,8 @@ static const char seal_usage[] =
 static const char scrub_usage[] =
     "Usage: b2frame scrub [-q] DIR...\n"
     "Verifies every Blosc2 frame and Bloscpack file under each DIR (as `b2frame verify`\n"
-    "does: fingerprint, checksums of every block, every chunk decoded); other files are\n"
-    "left alone. Prints each problem on stderr (file, chunk and block) and, on stdout,\n"
+    "does: fingerprint, checksums of every block, every chunk decoded), and every plain\n"
+    "file b2fs kept with a checksum (user.b2fs.xxh3); other files are left alone. Prints each problem on stderr (file, chunk and block) and, on stdout,\n"
     "'damaged: FILE' for each damaged file and a count at the end (not the count with\n"
     "-q). Exit status: 0 when every frame is sound, 1 when any is damaged, 2 when a\n"
     "DIR cannot be walked. For a cron job: `b2frame scrub -q /data || mail ...`.\n";
@@ -106,7 +106,7 @@ int bt_cmd_seal(int argc, char **argv)
 /* The walk's state (nftw takes no context). */
 static struct {
     int quiet;
-    long frames, damaged, others;
+    long frames, plains, damaged, others;
 } scrub;
 
 /* Whether the file at path starts as a frame or Bloscpack file: opened to find out. */
@@ -133,7 +133,24 @@ static int scrub_entry(const char *path, const struct stat *st, int type, struct
     if (type != FTW_F || !S_ISREG(st->st_mode) || b2f_is_temp_name(base))
         return 0;
     if (!is_container(path)) {
-        scrub.others++;
+        /* a small file b2fs keeps as a plain file: its checksum, if it has one */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+        if (fd < 0)
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+        int rc = fd < 0 ? 0 : b2f_plain_check(fd);
+        if (fd >= 0)
+            close(fd);
+        if (rc == 0 || (rc < 0 && rc != B2F_EDAMAGED)) {
+            scrub.others++;
+            return 0;
+        }
+        scrub.plains++;
+        if (rc == B2F_EDAMAGED) {
+            scrub.damaged++;
+            bt_error(path, "its contents do not match their checksum (%s)", B2F_PLAIN_SUM_XATTR);
+            printf("damaged: %s\n", path);
+            fflush(stdout);
+        }
         return 0;
     }
     scrub.frames++;
@@ -159,7 +176,8 @@ int bt_cmd_scrub(int argc, char **argv)
         }
     }
     if (!scrub.quiet)
-        printf("scrub: %ld frames checked, %ld damaged, %ld other files left alone\n",
-               scrub.frames, scrub.damaged, scrub.others);
+        printf("scrub: %ld frames checked, %ld plain files checked against their checksum, "
+               "%ld damaged, %ld other files left alone\n",
+               scrub.frames, scrub.plains, scrub.damaged, scrub.others);
     return scrub.damaged ? BT_FAIL : walk_failed ? BT_USAGE : BT_OK;
 }

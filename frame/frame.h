@@ -168,6 +168,17 @@ int b2f_chunk_where(b2_frame *f, int64_t n, int64_t *file_off, int *summed);
  * fingerprint; *summed counts them. Nothing is checked: what is there is taken as good. */
 int b2f_seal(b2_frame *f, int64_t *summed);
 
+/* A small file b2fs keeps as a plain file, not a frame, carries the checksum of its
+ * contents in this xattr: "xxh3-128:" and the 32 hex digits of their XXH3-128. */
+#define B2F_PLAIN_SUM_XATTR "user.b2fs.xxh3"
+#define B2F_PLAIN_SUM_LEN 41
+/* That text for len bytes of buf, into out (B2F_PLAIN_SUM_LEN + 1 bytes, NUL-terminated). */
+void b2f_plain_sum(const void *buf, size_t len, char *out);
+/* Checks the plain file open (readable) as fd against that xattr: 1 when it has one and
+ * the contents match, 0 when it has none, B2F_EDAMAGED when they do not match (or a file
+ * larger than any chunk carries one), or -errno. */
+int b2f_plain_check(int fd);
+
 /* ---- reading ---- */
 
 /* Decompressed size of chunk n and its byte offset in the contents. */

@@ -13,8 +13,14 @@
  * An entry holds for chunk `chunk` while the index still gives it that offset and size:
  * a chunk another program rewrote since has none, and reads unverified.
  * Calls: codec/ (chunk layouts); fio.c. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "frame/frame_int.h"
@@ -447,4 +453,38 @@ void b2f_lib_versions(char *out, size_t cap)
     unsigned v = XXH_versionNumber();
     if (used < cap)
         snprintf(out + used, cap - used, ", xxhash %u.%u.%u", v / 10000, v / 100 % 100, v % 100);
+}
+
+void b2f_plain_sum(const void *buf, size_t len, char *out)
+{
+    XXH128_hash_t h = XXH3_128bits(buf, len);
+    snprintf(out, B2F_PLAIN_SUM_LEN + 1, "xxh3-128:%016llx%016llx",
+             (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
+int b2f_plain_check(int fd)
+{
+    char want[B2F_PLAIN_SUM_LEN + 1];
+    ssize_t wl = fgetxattr(fd, B2F_PLAIN_SUM_XATTR, want, sizeof want);
+    if (wl < 0)
+        return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (wl != B2F_PLAIN_SUM_LEN || st.st_size > INT32_MAX)
+        return B2F_EDAMAGED;   /* sealed files are at most one chunk */
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return B2E_NOMEM;
+    b2f_io io;
+    b2f_io_init(&io, NULL);
+    int rc = b2f_io_pread(&io, fd, buf, len, 0);
+    char sum[B2F_PLAIN_SUM_LEN + 1];
+    if (rc == 0)
+        b2f_plain_sum(buf, len, sum);
+    free(buf);
+    if (rc < 0)
+        return rc;
+    return memcmp(sum, want, B2F_PLAIN_SUM_LEN) == 0 ? 1 : B2F_EDAMAGED;
 }

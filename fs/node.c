@@ -397,7 +397,7 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
     return r;
 }
 
-int node_swap_to_plain(b2fs_node *n, const char *plain)
+int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len)
 {
     struct stat st;
     pthread_mutex_lock(&table_lock);
@@ -407,16 +407,21 @@ int node_swap_to_plain(b2fs_node *n, const char *plain)
                    st.st_ino != n->ino || st.st_dev != n->dev))
         r = -ESTALE;
     /* a second name first (the frame still shows: suffixed names win), so that a failure
-     * at any step leaves the frame as it was */
+     * before the contents go in leaves the frame as it was */
     if (r == 0 && linkat(n->dirfd, n->name, n->dirfd, plain, 0) < 0)
         r = -errno;
-    if (r == 0 && ftruncate(n->fd, 0) < 0) {
-        r = -errno;
-        unlinkat(n->dirfd, plain, 0);
+    int changed = 0;
+    if (r == 0) {
+        /* the contents over the frame's bytes (the frame is not smaller), then the file cut
+         * to them: truncated to 0 first, ext4 would write the file out at its close */
+        changed = 1;
+        r = b2f_pwrite_all(n->fd, buf, len, 0);
+        if (r == 0 && ftruncate(n->fd, (off_t)len) < 0)
+            r = -errno;
+        if (r == 0 && unlinkat(n->dirfd, n->name, 0) < 0)
+            r = -errno;
     }
-    if (r == 0 && unlinkat(n->dirfd, n->name, 0) < 0)
-        r = 1;   /* the emptied file keeps both names: the caller writes it and says so */
-    if (r >= 0) {
+    if (changed) {
         /* the file is no frame any more: out of the table, so that no call finds it */
         b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
         while (*pp && *pp != n)
@@ -427,7 +432,7 @@ int node_swap_to_plain(b2fs_node *n, const char *plain)
         set_location(n, n->dirfd, plain);
     }
     pthread_mutex_unlock(&table_lock);
-    return r;
+    return changed && r < 0 ? 1 : r;
 }
 
 /* The last reference is about to go: an idle node keeps its frame, not its compression

@@ -208,14 +208,16 @@ void node_rekey(b2fs_node *n, dev_t dev, ino_t ino);
  * fd's inode, with no node_get registering a node in between: one node per file, also
  * across compaction. 0 or -errno (nothing renamed). */
 int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name, int fd);
-/* Makes n's frame file the empty plain file plain, in place (no new inode: creating and
- * deleting inodes is what costs most in a tree of small files), when n has no other
- * reference and the name is free: a hard link plain (the frame still shows: suffixed
- * names win), the file emptied, the frame's name removed. n leaves the table (unlisted),
- * its file is the caller's to fill. 0; 1 when the frame's name could not be removed
- * (the emptied file has both); or -EBUSY (another reference), -ESTALE (n's file is no
- * longer under its name), -EEXIST (plain is taken), -errno, with nothing changed. */
-int node_swap_to_plain(b2fs_node *n, const char *plain);
+/* Makes n's frame file the plain file plain holding buf (len bytes, at most the frame's
+ * size), in place: no new inode (creating one and deleting the frame's is what costs most
+ * in a tree of small files on ext4). Only when n has no other reference and plain is free:
+ * a hard link plain (the frame still shows: suffixed names win), the contents written
+ * over the frame's bytes and the file cut to them, the frame's name removed. n then leaves
+ * the table (unlisted). 0; 1 when a step after the contents began failed (the file is
+ * no frame and may still have both names: the caller says so); or -EBUSY (another
+ * reference), -ESTALE (n's file is no longer under its name), -EEXIST (plain is taken),
+ * -errno, with nothing changed. */
+int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len);
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);

@@ -455,7 +455,7 @@ static int open_plain(const char *path, const b2fs_loc *loc, const char *name, i
     } else if ((sealed = plain_check(fd)) < 0) {
         char *bp = loc_backing_path(path, loc, NULL);
         b2fs_log(LOG_ERR, "%s: damaged: its contents do not match their checksum (%s)",
-                 bp ? bp : path, B2FS_XATTR_PLAIN_SUM);
+                 bp ? bp : path, B2F_PLAIN_SUM_XATTR);
         free(bp);
         close(fd);
         return b2fs_fuse_result(sealed);

@@ -10,23 +10,12 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "fs/backing.h"
 #include "fs/log.h"
 #include "fs/options.h"
 #include "fs/paths.h"
 #include "fs/read.h"
-
-#define SUM_TAG "xxh3-128:"
-#define SUM_LEN (sizeof SUM_TAG - 1 + 32)
-
-static void sum_text(const void *data, size_t len, char out[SUM_LEN + 1])
-{
-    XXH128_hash_t h = XXH3_128bits(data, len);
-    snprintf(out, SUM_LEN + 1, SUM_TAG "%016llx%016llx", (unsigned long long)h.high64,
-             (unsigned long long)h.low64);
-}
 
 /* Whether the rule applies: a frame b2fs made of a new file that became one chunk at its
  * close (not at clevel 0: stored chunks in a frame were asked for; not fsynced: the
@@ -63,11 +52,10 @@ int plain_store(b2fs_node *n, int *out)
     if (!buf)
         return 0;
     ssize_t got = read_range(n, buf, len, 0);
-    int fd = -1;
     /* the commit lock: no other mount is committing to it meanwhile */
     int r = got < 0 ? (int)got : (size_t)got != len ? -EIO : backing_trylock(n->fd);
     if (r == 0) {
-        r = node_swap_to_plain(n, shown);
+        r = node_swap_to_plain(n, shown, buf, len);
         backing_unlock(n->fd);
     }
     if (r < 0) {
@@ -78,29 +66,34 @@ int plain_store(b2fs_node *n, int *out)
                  b2f_strerror(r));
         return r;
     }
-    if (r == 1)
-        b2fs_log(LOG_ERR, "%s: stored as the plain file %s, but its frame's name could not be "
-                 "removed: it shows as a damaged frame until it is", n->path, shown);
     n->plain = 1;
-    /* the node's file is the plain one now, emptied: its contents, then the checksum, with
-     * the frame's own attributes dropped (mode, owner and the user's xattrs are the file's) */
-    r = b2f_pwrite_all(n->fd, buf, len, 0);
+    if (r == 1) {
+        free(buf);
+        b2fs_log(LOG_ERR, "%s: storing it as the plain file %s failed half way: it may show "
+                 "as a damaged frame", n->path, shown);
+        return B2F_EDAMAGED;
+    }
+    /* the frame's own attributes go; mode, owner and the user's xattrs are the file's */
     backing_drop_own_attrs(n->fd);
-    if (r == 0 && b2fs_cfg.checksums) {
-        char sum[SUM_LEN + 1];
-        sum_text(buf, len, sum);
-        if (fsetxattr(n->fd, B2FS_XATTR_PLAIN_SUM, sum, SUM_LEN, 0) < 0)
+    r = 0;
+    if (b2fs_cfg.checksums) {
+        char sum[B2F_PLAIN_SUM_LEN + 1];
+        b2f_plain_sum(buf, len, sum);
+        if (fsetxattr(n->fd, B2F_PLAIN_SUM_XATTR, sum, B2F_PLAIN_SUM_LEN, 0) < 0)
             r = -errno;
     }
     free(buf);
     const struct timespec times[2] = {st.st_atim, st.st_mtim};
     if (r == 0 && futimens(n->fd, times) < 0)
         r = -errno;
-    if (r == 0 && (fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    if (r < 0)   /* (the file is whole: only its checksum or its time is missing) */
+        b2fs_log(LOG_WARNING, "%s: stored as the plain file %s without its checksum or "
+                 "time: %s", n->path, shown, strerror(-r));
+    int fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
         r = -errno;
-    if (r < 0) {
-        b2fs_log(LOG_ERR, "%s: storing it as the plain file %s failed: %s", n->path, shown,
-                 b2f_strerror(r));
+        b2fs_log(LOG_ERR, "%s: stored as the plain file %s, but no descriptor for its "
+                 "handle: %s", n->path, shown, strerror(-r));
         return r;
     }
     *out = fd;
@@ -109,30 +102,16 @@ int plain_store(b2fs_node *n, int *out)
 
 int plain_check(int fd)
 {
-    char want[SUM_LEN + 1];
-    ssize_t wl = fgetxattr(fd, B2FS_XATTR_PLAIN_SUM, want, sizeof want);
-    if (wl < 0 || !b2fs_cfg.checksums)
-        return 0;   /* none (a plain file of the user's) */
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return -errno;
-    /* sealed files are at most one chunk: a larger one cannot match */
-    size_t len = (size_t)st.st_size;
-    char *buf = st.st_size <= INT32_MAX ? malloc(len ? len : 1) : NULL;
-    ssize_t got = buf ? pread(fd, buf, len, 0) : -1;
-    char sum[SUM_LEN + 1] = "";
-    if (got == (ssize_t)len)
-        sum_text(buf, len, sum);
-    free(buf);
-    return wl == (ssize_t)SUM_LEN && !memcmp(sum, want, SUM_LEN) ? 1 : B2F_EDAMAGED;
+    /* (checksums=off: not checked, but still dropped by a change) */
+    return b2fs_cfg.checksums ? b2f_plain_check(fd) : plain_sealed(fd);
 }
 
 int plain_sealed(int fd)
 {
-    return fgetxattr(fd, B2FS_XATTR_PLAIN_SUM, NULL, 0) >= 0;
+    return fgetxattr(fd, B2F_PLAIN_SUM_XATTR, NULL, 0) >= 0;
 }
 
 void plain_unseal(int fd)
 {
-    fremovexattr(fd, B2FS_XATTR_PLAIN_SUM);
+    fremovexattr(fd, B2F_PLAIN_SUM_XATTR);
 }

@@ -9,16 +9,14 @@
  * gives EIO and a log line, as a frame's chunk does); the first change through the mount
  * drops it, as the file is then the user's plain file.
  *
- * Owns: the rule for which files, and the checksum attribute. No shared state. Calls:
+ * Owns: the rule for which files; when the checksum attribute is set, checked and
+ * dropped (its text is frame/'s). No shared state. Calls:
  * fs/read (the contents), fs/node (the swap), fs/backing, fs/paths, fs/options, fs/log,
- * libxxhash. */
+ * frame/ (the checksum's text, B2F_PLAIN_SUM_XATTR). */
 #ifndef B2FS_PLAIN_H
 #define B2FS_PLAIN_H
 
 #include "fs/node.h"
-
-/* The hidden attribute of a plain file's checksum, "xxh3-128:" and 32 hex digits. */
-#define B2FS_XATTR_PLAIN_SUM "user.b2fs.xxh3"
 
 /* Stores n's contents as a plain file in place of its frame when the rule says so.
  * Caller holds n->lock (write) and one reference to n (its open handle); nothing is
@@ -26,9 +24,9 @@
  * frame deleted; 0 when the file stays a frame (also when another reference or a name
  * in the way stops it); or a negative code (logged; it stays a frame). */
 int plain_store(b2fs_node *n, int *fd);
-/* Checks the plain file open as fd against its checksum, if it has one (and checksums are
- * on): 1 when it has one and matches, 0 when it has none, B2F_EDAMAGED when it does not
- * match, or -errno. */
+/* Checks the plain file open (readable) as fd against its checksum, if it has one: 1 when
+ * it has one and matches (with checksums=off: when it has one), 0 when it has none,
+ * B2F_EDAMAGED when it does not match, or a negative code. */
 int plain_check(int fd);
 /* Whether the plain file open as fd has a checksum. */
 int plain_sealed(int fd);

@@ -56,6 +56,12 @@ printf 'Z' | dd of="$BACK/hurt" bs=1 seek=700 conv=notrunc status=none
 check "a damaged plain file gives EIO" not cat "$MNT/hurt"
 check "... and a log line naming it" grep -q "hurt: damaged: its contents do not match their checksum" "$WORK/b2fs.log"
 check "an intact one still reads" cmp "$WORK/icon" "$MNT/icon.png"
+scrub_out=$("$B2FRAME" scrub "$BACK" 2>"$WORK/scrub.err"); scrub_rc=$?
+check "b2frame scrub names the damaged plain file and exits 1" \
+    bash -c '[ "$1" = 1 ] && grep -qx "damaged: $2/hurt" <<<"$3"' bash "$scrub_rc" "$BACK" "$scrub_out"
+check "... says why on stderr" grep -q "hurt.*do not match their checksum" "$WORK/scrub.err"
+check "... and counts the plain files it checked (icon.png, r200k.gz, hurt)" \
+    grep -Eq "scrub: [0-9]+ frames checked, 3 plain files checked against their checksum, 1 damaged" <<<"$scrub_out"
 
 # changes: the first one drops the checksum, and the file is the user's plain file
 cp "$WORK/icon" "$MNT/grown"
