@@ -329,8 +329,7 @@ static int with_node(const char *path, struct fuse_file_info *fi,
                      int (*plain)(int dirfd, const char *name, int fd, void *arg))
 {
     handle *h = fh_of(fi);
-    if (h)
-    {
+    if (h) {
         if (!is_plain(h)) {
             int r = fn(h->node, arg, 0);
             if (r != -ESTALE || !is_plain(h))
