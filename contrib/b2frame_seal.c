@@ -23,9 +23,10 @@ static const char scrub_usage[] =
     "Usage: b2frame scrub [-q] DIR...\n"
     "Verifies every Blosc2 frame and Bloscpack file under each DIR (as `b2frame verify`\n"
     "does: fingerprint, checksums of every block, every chunk decoded), and every plain\n"
-    "file b2fs kept with a checksum (user.b2fs.xxh3); other files are left alone. Prints each problem on stderr (file, chunk and block) and, on stdout,\n"
-    "'damaged: FILE' for each damaged file and a count at the end (not the count with\n"
-    "-q). Exit status: 0 when every frame is sound, 1 when any is damaged, 2 when a\n"
+    "file b2fs kept with a checksum (user.b2fs.xxh3); other files are left alone.\n"
+    "Prints each problem on stderr (file, chunk and block) and, on stdout, 'damaged:\n"
+    "FILE' for each damaged file and a count at the end (not the count with -q).\n"
+    "Exit status: 0 when every frame is sound, 1 when any is damaged, 2 when a\n"
     "DIR cannot be walked. For a cron job: `b2frame scrub -q /data || mail ...`.\n";
 
 /* Opens path for sealing: checked first, so that a frame whose fingerprint holds keeps

@@ -19,9 +19,9 @@
 
 /* Whether the rule applies: a frame b2fs made of a new file that became one chunk at its
  * close (not at clevel 0: stored chunks in a frame were asked for; not fsynced: the
- * change in place is not durable), with nothing a plain file cannot hold (metalayers, vlmetalayers, hard links),
- * not an array, shown under a name a plain file shows under, and not made smaller by
- * the frame. The shown name goes to shown. */
+ * change in place is not durable), with nothing a plain file cannot hold (metalayers,
+ * vlmetalayers, hard links), not an array, shown under a name a plain file shows under,
+ * and not made smaller by the frame. The shown name goes to shown. */
 static int wanted(b2fs_node *n, char *shown, size_t cap, struct stat *st)
 {
     if (!b2fs_cfg.plain_small || !n->small_new || n->plain || !n->frame || !n->writable ||
