@@ -668,10 +668,27 @@ off_t ops_lseek(struct fuse_file_info *fi, off_t off, int whence)
     return file_seek(h->node, off, whence);
 }
 
+/* Whether a pipe can hold len bytes. libfuse splices a request into a pipe, leaving a
+ * write's data there for fill_from_bufvec to read once, straight into the chunk image, only
+ * if its pipe holds the largest request (max_write and a page of header); else it reads
+ * each request into its own buffer, and the data is copied twice. */
+static int pipe_holds(size_t len)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return 0;
+    int r = fcntl(p[0], F_SETPIPE_SZ, (int)len);
+    close(p[0]);
+    close(p[1]);
+    return r >= 0 && (size_t)r >= len;
+}
+
 void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
 {
-    if (conn->max_write < B2FS_IO_SIZE)
-        conn->max_write = B2FS_IO_SIZE;
+    /* a page short of B2FS_IO_SIZE where a pipe cannot grow past it (without
+     * CAP_SYS_RESOURCE a pipe's largest is fs.pipe-max-size, 1 MiB by default) */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    conn->max_write = pipe_holds(B2FS_IO_SIZE + page) ? B2FS_IO_SIZE : B2FS_IO_SIZE - page;
     conn->max_readahead = B2FS_IO_SIZE;
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();

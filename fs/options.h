@@ -37,8 +37,8 @@ extern b2fs_config b2fs_cfg;
  * it. */
 #define B2FS_IDLE_CLEVEL 5
 
-/* Largest FUSE read and write request asked for (max_write, max_readahead), and the
- * st_blksize frame files show. */
+/* Largest FUSE read request asked for (max_readahead), the st_blksize frame files show, and
+ * the largest write request (max_write), or a page less (fs/ops: ops_mount). */
 #define B2FS_IO_SIZE (1u << 20)
 
 /* Parses argv: takes BACKING and the b2fs options out of args, leaves FUSE's own in it.
