@@ -180,6 +180,26 @@ void node_destroy(b2fs_node *n)
     free(n);
 }
 
+/* The bucket list under n's dev and ino: with table_lock held. */
+static void bucket_add(b2fs_node *n)
+{
+    size_t b = bucket_of(n->dev, n->ino);
+    n->next = buckets[b];
+    buckets[b] = n;
+}
+
+/* Takes n out of its bucket list; returns whether it was in it. With table_lock held. */
+static int bucket_remove(b2fs_node *n)
+{
+    b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
+    while (*pp && *pp != n)
+        pp = &(*pp)->next;
+    if (!*pp)
+        return 0;
+    *pp = n->next;
+    return 1;
+}
+
 /* Inserts n unless a node for the same inode got there first (then returns that one,
  * referenced, and frees n). Called with table_lock held. */
 static b2fs_node *insert_locked(b2fs_node *n)
@@ -194,8 +214,7 @@ static b2fs_node *insert_locked(b2fs_node *n)
         }
     }
     n->refs = 1;
-    n->next = buckets[b];
-    buckets[b] = n;
+    bucket_add(n);
     return n;
 }
 
@@ -360,21 +379,13 @@ void node_moved(dev_t dev, ino_t ino, int dirfd, const char *name)
 
 static void rekey_locked(b2fs_node *n, dev_t dev, ino_t ino)
 {
-    b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
-    while (*pp && *pp != n)
-        pp = &(*pp)->next;
-    int listed = *pp != NULL;
-    if (listed)
-        *pp = n->next;
+    int listed = bucket_remove(n);
     if (rekey_hook && n->dev == dev && n->ino != ino)
         rekey_hook(dev, n->ino, ino);
     n->dev = dev;
     n->ino = ino;
-    if (listed) {
-        size_t b = bucket_of(dev, ino);
-        n->next = buckets[b];
-        buckets[b] = n;
-    }
+    if (listed)
+        bucket_add(n);
 }
 
 void node_rekey(b2fs_node *n, dev_t dev, ino_t ino)
@@ -423,11 +434,7 @@ int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t 
     }
     if (changed) {
         /* the file is no frame any more: out of the table, so that no call finds it */
-        b2fs_node **pp = &buckets[bucket_of(n->dev, n->ino)];
-        while (*pp && *pp != n)
-            pp = &(*pp)->next;
-        if (*pp)
-            *pp = n->next;
+        bucket_remove(n);
         n->unlisted = 1;
         set_location(n, n->dirfd, plain);
     }
@@ -471,10 +478,7 @@ void node_put(b2fs_node *n)
             evict = idle_tail;
         if (evict) {
             idle_unlink(evict);
-            b2fs_node **pp = &buckets[bucket_of(evict->dev, evict->ino)];
-            while (*pp != evict)
-                pp = &(*pp)->next;
-            *pp = evict->next;
+            bucket_remove(evict);
         }
     }
     pthread_mutex_unlock(&table_lock);
