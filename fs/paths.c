@@ -200,48 +200,29 @@ static int walk_parent(const char *path, int *dirfd, const char **last)
         rl += len;
     }
     rel[rl] = 0;
+    *last = q;
     int fd = rl ? open_beneath(rel) : -ENOSYS;
     if (fd != -ENOSYS) {
         if (fd < 0)
             return fd;
         *dirfd = fd;
-        *last = q;
         return 0;
     }
+    /* (no openat2: the checked components one at a time) */
     fd = dup(b2fs_cfg.rootfd);
     if (fd < 0)
         return -errno;
-    const char *p = path + 1;
-    for (;;) {
-        const char *slash = strchr(p, '/');
-        if (!slash)
-            break;
-        size_t len = (size_t)(slash - p);
-        char comp[256];
-        if (len == 0) {
-            p = slash + 1;
-            continue;
-        }
-        if (len > 255) {
-            close(fd);
-            return -ENAMETOOLONG;
-        }
-        memcpy(comp, p, len);
-        comp[len] = 0;
-        if (!strcmp(comp, "..") || !strcmp(comp, ".") || name_is_temp(comp)) {
-            close(fd);
-            return -ENOENT;
-        }
+    for (char *comp = rel, *end; rl && comp; comp = end) {
+        if ((end = strchr(comp, '/')))
+            *end++ = 0;
         int next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int e = errno;
         close(fd);
         if (next < 0)
             return e == ELOOP ? -ENOTDIR : -e;
         fd = next;
-        p = slash + 1;
     }
     *dirfd = fd;
-    *last = p;
     return 0;
 }
 
