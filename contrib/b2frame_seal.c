@@ -110,19 +110,20 @@ static struct {
     long frames, plains, damaged, others;
 } scrub;
 
-/* Whether the file at path starts as a frame or Bloscpack file: opened to find out. */
-static int is_container(const char *path)
+/* Opens path to read without touching its access time where the caller may. */
+static int open_quietly(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-    if (fd < 0)
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 1;   /* verify reports why it cannot be read */
+    return fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : fd;
+}
+
+/* Whether the file open on fd starts as a frame or Bloscpack file. */
+static int is_container(int fd)
+{
     b2_frame *f;
     int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0);
     if (rc == 0)
         b2f_close(f);
-    close(fd);
     return rc != B2F_EFORMAT;
 }
 
@@ -133,14 +134,11 @@ static int scrub_entry(const char *path, const struct stat *st, int type, struct
     base = base ? base + 1 : path;
     if (type != FTW_F || !S_ISREG(st->st_mode) || b2f_is_temp_name(base))
         return 0;
-    if (!is_container(path)) {
+    int fd = open_quietly(path);   /* (if it cannot be opened, verify reports why) */
+    if (fd >= 0 && !is_container(fd)) {
         /* a small file b2fs keeps as a plain file: its checksum, if it has one */
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-        if (fd < 0)
-            fd = open(path, O_RDONLY | O_CLOEXEC);
-        int rc = fd < 0 ? 0 : b2f_plain_check(fd);
-        if (fd >= 0)
-            close(fd);
+        int rc = b2f_plain_check(fd);
+        close(fd);
         if (rc == 0 || (rc < 0 && rc != B2F_EDAMAGED)) {
             scrub.others++;
             return 0;
@@ -154,6 +152,8 @@ static int scrub_entry(const char *path, const struct stat *st, int type, struct
         }
         return 0;
     }
+    if (fd >= 0)
+        close(fd);
     scrub.frames++;
     if (bt_verify_file(path, 1) != BT_OK) {
         scrub.damaged++;
