@@ -210,6 +210,8 @@ int ops_rmdir(const char *path)
     if (r)
         return r;
     r = unlinkat(loc.dirfd, loc.name, AT_REMOVEDIR) < 0 ? -errno : 0;
+    if (r == 0)
+        b2fs_params_moved();   /* (a directory made again at its path has no defaults) */
     loc_done(&loc);
     return r;
 }
@@ -257,6 +259,8 @@ int ops_rename(const char *from, const char *to, unsigned int flags)
                          src.kind == B2FS_PLAIN ? NULL : src.name);
     if (!r && renameat(src.dirfd, src.name, dst.dirfd, newname) < 0)
         r = -errno;
+    if (!r && S_ISDIR(src.st.st_mode))
+        b2fs_params_moved();   /* the directories below it have other paths now */
     if (!r) {
         drop_aliases(dst.dirfd, dst.mname, newname);
         if (src.kind == B2FS_FRAME)

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/commit.h"
@@ -88,9 +90,67 @@ static void params_along(const char *path, int skip_last, b2f_params *p)
         close(fd);
 }
 
+/* Seconds the defaults found for one directory serve the next new files in it (a change
+ * made by another mount or in BACKING itself is seen after that). */
+#define DIR_PARAMS_TTL 1
+
+/* The defaults of the directory the last new file went into: `cp -r` makes its files one
+ * directory after another, and walking every ancestor's attributes took three system calls
+ * a level for each file. Guarded by its lock. */
+static struct {
+    pthread_mutex_t lock;
+    int valid;
+    unsigned gen;          /* dir_params_gen when found */
+    struct timespec at;    /* CLOCK_MONOTONIC_COARSE when found */
+    char dir[4096];        /* the directory's mount path */
+    b2f_params p;
+} last_dir = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static unsigned dir_params_gen;   /* atomic: moved by every change that may alter them */
+
+void b2fs_params_moved(void)
+{
+    __atomic_add_fetch(&dir_params_gen, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the entry still holds for dir; with last_dir.lock held. */
+static int last_dir_holds(const char *dir, size_t len, unsigned gen)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return last_dir.valid && last_dir.gen == gen && now.tv_sec - last_dir.at.tv_sec < DIR_PARAMS_TTL &&
+           strlen(last_dir.dir) == len && !memcmp(last_dir.dir, dir, len);
+}
+
+/* Mount defaults with those of every directory down to path's parent applied. */
+static void params_of_parent(const char *path, b2f_params *p)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    unsigned gen = __atomic_load_n(&dir_params_gen, __ATOMIC_ACQUIRE);
+    pthread_mutex_lock(&last_dir.lock);
+    int hit = last_dir_holds(path, len, gen);
+    if (hit)
+        *p = last_dir.p;
+    pthread_mutex_unlock(&last_dir.lock);
+    if (hit)
+        return;
+    params_along(path, 1, p);
+    if (len >= sizeof last_dir.dir)
+        return;
+    pthread_mutex_lock(&last_dir.lock);
+    last_dir.valid = 1;
+    last_dir.gen = gen;   /* (a change since then makes the entry stale at once) */
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &last_dir.at);
+    memcpy(last_dir.dir, path, len);
+    last_dir.dir[len] = 0;
+    last_dir.p = *p;
+    pthread_mutex_unlock(&last_dir.lock);
+}
+
 void b2fs_params_for_new(const char *path, b2f_params *p)
 {
-    params_along(path, 1, p);
+    params_of_parent(path, p);
     /* Programs read files on a mount at random: an automatic blocksize is fixed at
      * creation to the small variant (in the header, so C-Blosc2 appends alike). Split
      * blocks of 64 KiB instead of C-Blosc2's 128 KiB (zstd level 1, typesize 4): random
@@ -541,7 +601,9 @@ static int set_dir_default(int fd, const char *key, const char *value, size_t si
         return -EINVAL;
     b2fs_param_text(&p, key, canon, sizeof canon);
     snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
-    return fsetxattr(fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
+    int r = fsetxattr(fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
+    b2fs_params_moved();
+    return r;
 }
 
 static int setxattr_of(const char *path, const char *name, const char *value, size_t size,
@@ -627,6 +689,7 @@ static int removexattr_of(const char *path, const char *name)
             char hidden[64];
             snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
             r = fremovexattr(t.fd, hidden) < 0 ? -errno : 0;
+            b2fs_params_moved();
         } else {
             r = -EPERM;
         }

@@ -7,7 +7,9 @@
  * the backing directory (hidden in the mount). Other user.* attributes are passed to the
  * backing file.
  *
- * Owns: no state. Part of the FUSE boundary: the four calls map their results to errno
+ * Owns: the directory defaults found for the last new file's directory (guarded by their
+ * mutex, a leaf lock; kept for a second, dropped by b2fs_params_moved). Part of the FUSE
+ * boundary: the four calls map their results to errno
  * (fs/errmap). Takes n->lock itself (read to list or pass through on a frame's fd,
  * write to read or change user.blosc2.*). Calls: fs/commit, fs/write, fs/node, fs/paths,
  * fs/options, fs/errmap, frame/. */
@@ -26,5 +28,8 @@ int b2fs_removexattr(const char *path, const char *name);
 /* Parameters for a new file created at path (mount defaults with the directory defaults
  * of every ancestor applied, and the automatic block size fixed). */
 void b2fs_params_for_new(const char *path, b2f_params *p);
+/* A directory's defaults changed, or a name moved (rename, rmdir): the defaults found for
+ * a directory are looked up again. */
+void b2fs_params_moved(void);
 
 #endif

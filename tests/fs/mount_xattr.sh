@@ -41,6 +41,37 @@ seq 1 100000 >"$MNT/d/sub/h"
 check "new file in it is written with zstd" [ "$(get codec "$MNT/d/g")" = zstd ]
 check "and delta,shuffle" [ "$(get filters "$MNT/d/g")" = delta,shuffle ]
 check "subdirectories inherit" [ "$(get codec "$MNT/d/sub/h")" = zstd ]
+# the defaults found for a directory serve its next new files, until a change (the mount's
+# codec is lz4, d's zstd)
+check "an ancestor's default changed right after a new file below it" \
+    setfattr -n user.blosc2.codec -v zlib "$MNT/d"
+seq 1 100000 >"$MNT/d/sub/h2"
+check "... the next new file there has it at once" [ "$(get codec "$MNT/d/sub/h2")" = zlib ]
+setfattr -x user.blosc2.codec "$MNT/d"
+seq 1 100000 >"$MNT/d/sub/h3"
+check "... and a removed default is gone at once" [ "$(get codec "$MNT/d/sub/h3")" = lz4 ]
+setfattr -n user.blosc2.codec -v zstd "$MNT/d"
+mkdir "$MNT/z"
+setfattr -n user.blosc2.codec -v zlib "$MNT/z"
+seq 1 100000 >"$MNT/d/sub/h4"
+mv "$MNT/d/sub" "$MNT/z/sub"
+seq 1 100000 >"$MNT/z/sub/h5"
+check "a directory moved under another takes its defaults at once" [ "$(get codec "$MNT/z/sub/h5")" = zlib ]
+mv "$MNT/z/sub" "$MNT/d/sub"
+mkdir "$MNT/z/sub2"
+setfattr -n user.blosc2.codec -v zstd "$MNT/z/sub2"
+seq 1 100000 >"$MNT/z/sub2/h"
+rm -r "$MNT/z/sub2"
+mkdir "$MNT/z/sub2"
+seq 1 100000 >"$MNT/z/sub2/h"
+check "a directory made again at a removed one's path has no defaults of its own" \
+    [ "$(get codec "$MNT/z/sub2/h")" = zlib ]
+seq 1 100000 >"$MNT/d/sub/h6"
+setfattr -n user.b2fs.codec -v zlib "$BACK/d"   # (changed in BACKING, not through the mount)
+sleep 2.1
+seq 1 100000 >"$MNT/d/sub/h7"
+check "a default changed in BACKING applies within two seconds" [ "$(get codec "$MNT/d/sub/h7")" = zlib ]
+setfattr -n user.b2fs.codec -v zstd "$BACK/d"
 mkdir "$MNT/bd"
 check "set filters shuffle,bytedelta on a directory" setfattr -n user.blosc2.filters -v shuffle,bytedelta "$MNT/bd"
 /usr/bin/python3 -c "
