@@ -1,6 +1,6 @@
 # reliability tests: random operations against a model, crashes, fio, two
 # mounts over one backing directory, security; they really mount b2fs (skipped loudly
-# without /dev/fuse). See README.md's reliability section for the long runs.
+# without /dev/fuse). See docs/TESTING.md for the long runs.
 REL_TESTS = \
 	tests/reliability/rel_random.sh \
 	tests/reliability/rel_crash.sh \

@@ -4,7 +4,7 @@
 # the same operations on a plain file after every step.
 #   REL_RANDOM_OPS (20000) operations per seed, seeds 1 2 3 with 64 KiB chunks and a
 #   remount every REL_RANDOM_EVERY (2500) operations, seed 4 with the default options.
-# A long run by hand (1,000,000 operations) is in README.md's reliability section.
+# A long run by hand (1,000,000 operations) is in docs/TESTING.md.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
