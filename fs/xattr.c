@@ -118,8 +118,9 @@ static int last_dir_holds(const char *dir, size_t len, unsigned gen)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-    return last_dir.valid && last_dir.gen == gen && now.tv_sec - last_dir.at.tv_sec < DIR_PARAMS_TTL &&
-           strlen(last_dir.dir) == len && !memcmp(last_dir.dir, dir, len);
+    return last_dir.valid && last_dir.gen == gen &&
+           now.tv_sec - last_dir.at.tv_sec < DIR_PARAMS_TTL && strlen(last_dir.dir) == len &&
+           !memcmp(last_dir.dir, dir, len);
 }
 
 /* Mount defaults with those of every directory down to path's parent applied. */
