@@ -18,11 +18,13 @@
 
 #include "fs/node.h"
 
-/* Stores n's contents as a plain file in place of its frame when the rule says so.
- * Caller holds n->lock (write) and one reference to n (its open handle); nothing is
- * uncommitted. Returns 1 with the plain file open (O_RDWR) in *fd, n->plain set and its
- * frame deleted; 0 when the file stays a frame (also when another reference or a name
- * in the way stops it); or a negative code (logged; it stays a frame). */
+/* Stores n's contents as a plain file in place of its frame when the rule says so: the
+ * frame's own inode, under the plain name. Caller holds n->lock (write) and one reference
+ * to n (its open handle); nothing is uncommitted. Returns 1 with the plain file open
+ * (O_RDWR) in *fd and n->plain set; 0 when the file stays a frame (also when another
+ * reference or a name in the way stops it); or a negative code, logged: the file stays a
+ * frame unless n->plain is set (the swap failed half way, B2F_EDAMAGED, or no descriptor
+ * was left for the handle). */
 int plain_store(b2fs_node *n, int *fd);
 /* Checks the plain file open (readable) as fd against its checksum, if it has one: 1 when
  * it has one and matches (with checksums=off: when it has one), 0 when it has none,
