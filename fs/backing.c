@@ -143,6 +143,19 @@ void backing_mark_choose(int fd, int filters, int typesize)
         fremovexattr(fd, CHOOSE_MARK);
 }
 
+#define STORED_MARK OWN_PREFIX "stored"
+
+int backing_stored_marked(int fd)
+{
+    return fgetxattr(fd, STORED_MARK, NULL, 0) >= 0;
+}
+
+int backing_mark_stored(int fd, int on)
+{
+    int r = on ? fsetxattr(fd, STORED_MARK, "", 0, 0) : fremovexattr(fd, STORED_MARK);
+    return r < 0 && (on || errno != ENODATA) ? -errno : 0;
+}
+
 int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable)
 {
     int r = 0;

@@ -57,6 +57,14 @@ void backing_drop_own_attrs(int fd);
 enum { CHOSEN_FILTERS = 1, CHOSEN_TYPESIZE = 2 };
 int backing_choose_marked(int fd);
 void backing_mark_choose(int fd, int filters, int typesize);
+/* Whether a frame file holds chunks stored as written that compression when idle has not
+ * seen (fs/idle): its backing file carries the hidden attribute user.b2fs.stored, set
+ * before such chunks are first committed and removed once they were compressed (or left
+ * stored for good), so that a file whose daemon died before it went idle is compressed
+ * after the next mount opens it. Kept by compaction and by cp -a of the backing tree. */
+int backing_stored_marked(int fd);
+/* Sets (on) or removes the mark; 0 or -errno. */
+int backing_mark_stored(int fd, int on);
 /* Renames the new file tmp (open as fd) over name. With durable: fdatasync first and
  * fsync of the directory after, so that a crash leaves one whole file or the other. On
  * failure tmp is removed. */

@@ -42,6 +42,21 @@ static void note_committed(size_t bytes)
     __atomic_add_fetch(&untrimmed, bytes, __ATOMIC_RELAXED);
 }
 
+/* A file stored as written carries the mark of it before its stored chunks are first
+ * committed (commit lock held, after the rebase, which may switch n->fd): should the
+ * daemon die before the file goes idle, the next mount compresses it once opened. */
+static void mark_stored(b2fs_node *n)
+{
+    if (!n->defer || n->stored_marked)
+        return;
+    int r = backing_mark_stored(n->fd, 1);
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot mark it as stored as written: %s", n->path,
+                 strerror(-r));
+    else
+        n->stored_marked = 1;
+}
+
 /* rewrite: the new state goes into a new file renamed into place (compacted), not after
  * the old one */
 static int commit_staged(b2fs_node *n, int durable, int rewrite)
@@ -79,6 +94,7 @@ static int commit_staged(b2fs_node *n, int durable, int rewrite)
         return r;
     r = share_rebase_if_changed(n, 1);
     if (r == 0) {
+        mark_stored(n);
         /* an empty frame with new vlmetalayers cannot be committed in place atomically;
          * a rewrite that fails (hard links, say) is committed in place */
         r = (rewrite || !b2f_commit_is_atomic(n->frame)) &&
@@ -205,6 +221,7 @@ int commit_behind_start(b2fs_node *n)
         r = r < 0 ? r : b->p ? 0 : 1;
     }
     if (r == 0) {
+        mark_stored(n);
         b->fd = n->fd;
         b->staged = n->staged;
         b->ntouched = n->ntouched;

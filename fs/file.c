@@ -104,6 +104,12 @@ int file_open(b2fs_node *n, int flags, int *keep_cache)
         r = -EROFS;
     else if ((flags & O_TRUNC) && acc != O_RDONLY && (r = ready_to_change(n)) == 0)
         r = truncate_locked(n, 0);
+    /* chunks stored as written by a daemon that died before the file went idle: they are
+     * compressed once it is idle now */
+    if (r == 0 && n->stored_marked && !n->defer && idle_wanted(n)) {
+        n->defer = 1;
+        idle_note(n);
+    }
     *keep_cache = n->cached_ok;
     n->cached_ok = 1;
     pthread_rwlock_unlock(&n->lock);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fs/backing.h"
 #include "fs/commit.h"
 #include "fs/log.h"
 #include "fs/options.h"
@@ -100,16 +101,38 @@ void idle_forget(b2fs_node *n)
         node_put(n);   /* not the last: the caller's */
 }
 
-/* Milliseconds until n has been idle long enough (n->lock held), 0 when it has. */
+/* Milliseconds until n has been idle long enough (n->lock held), 0 when it has: since its
+ * last write here, or its file's last change, which another mount's commits move (a file
+ * queued when opened, its chunks stored by a daemon that died, may be another's to write). */
 static long idle_wait_ms(const b2fs_node *n)
 {
-    struct timespec now;
+    struct timespec now, last = n->written;
+    struct stat st;
+    if (fstat(n->fd, &st) == 0 && before(&last, &st.st_mtim))
+        last = st.st_mtim;
     clock_gettime(CLOCK_REALTIME, &now);
-    long long since = (long long)(now.tv_sec - n->written.tv_sec) * 1000 +
-                      (now.tv_nsec - n->written.tv_nsec) / 1000000;
+    long long since = (long long)(now.tv_sec - last.tv_sec) * 1000 +
+                      (now.tv_nsec - last.tv_nsec) / 1000000;
     long long want = 1000LL * b2fs_cfg.compress_idle;
     /* (a clock set back: now) */
     return since >= 0 && since < want ? (long)(want - since) : 0;
+}
+
+/* n's stored chunks were compressed, or are to stay stored: its file loses the mark of
+ * them (fs/backing), unless a writer stored more since, queuing n again (n->lock held). */
+static void unmark_stored(b2fs_node *n)
+{
+    pthread_mutex_lock(&idle_lock);
+    int again = n->idle_queued;
+    pthread_mutex_unlock(&idle_lock);
+    if (again || !n->stored_marked || !n->frame || !n->writable)
+        return;
+    int r = backing_mark_stored(n->fd, 0);
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: cannot remove the mark of chunks stored as written: %s",
+                 n->path, strerror(-r));
+    else
+        n->stored_marked = 0;
 }
 
 /* Compresses what n stored as it is, unless a write came too recently (without force):
@@ -120,6 +143,7 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
     /* (a .npy file written is an array by now, its chunks compressed as it became one) */
     if (!n->defer || !n->frame || !n->writable || n->view) {
         n->defer = 0;
+        unmark_stored(n);
         pthread_rwlock_unlock(&n->lock);
         return 0;
     }
@@ -170,6 +194,8 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: compressing it failed (%s): its chunks stay stored as written",
                  n->path, b2f_strerror(r));
+    else if (n->frame && !n->changed)
+        unmark_stored(n);
     /* (unless a writer got in between batches: its write is the file's last change) */
     if (timed && n->frame && n->written.tv_sec == written.tv_sec &&
         n->written.tv_nsec == written.tv_nsec) {

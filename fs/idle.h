@@ -8,13 +8,16 @@
  * compaction does: a crash leaves the stored file or the compressed one, both whole.
  * The chunks are compressed on the workers (fs/write: write_compress_stored). A file of
  * more than IDLE_BATCH (256 MiB) of compressed chunks is committed in place batch by batch
- * first, its readers let in between; readers wait while a batch is made.
+ * first, its readers let in between; readers wait while a batch is made. A file whose
+ * stored chunks are committed carries a mark of them in BACKING (fs/backing; set by
+ * fs/commit), removed here once they are compressed or left stored for good: after a
+ * daemon that died, fs/file queues a marked file here again when it is opened.
  *
  * Owns: the queue of files waiting (each entry holds a node reference) and its thread.
  * idle_lock guards the queue and the nodes' idle_* fields; it is taken under n->lock or
  * alone, and nothing is waited for while holding it. The thread takes n->lock (write)
  * and the commit lock (fs/share) as a commit does. Calls: fs/write, fs/commit,
- * fs/share, fs/node, fs/options, fs/log. */
+ * fs/share, fs/backing, fs/node, fs/options, fs/log. */
 #ifndef B2FS_IDLE_H
 #define B2FS_IDLE_H
 

@@ -320,6 +320,7 @@ static int open_node(const char *path, const b2fs_loc *loc, b2fs_node **out)
     set_location(n, loc->dirfd, loc->name);
     node_stamp(n); /* before reading: a commit by another mount after it shows as a change */
     node_open_frame(n);
+    n->stored_marked = n->frame && n->writable && backing_stored_marked(fd);
     /* Under the table lock, as node_rename_over renames and moves a node: either the
      * file is still the one at the name (a node of it is found, or this one is the first)
      * or it was replaced, and what replaced it is opened instead. Without this, a file

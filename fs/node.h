@@ -118,6 +118,8 @@ typedef struct b2fs_node {
     int defer;              /* chunks written are stored as they are, to be compressed when
                              * the file goes idle (fs/idle): a file created through the
                              * mount or truncated to 0, until then */
+    int stored_marked;      /* the backing file carries the mark of chunks stored as
+                             * written, not yet compressed when idle (fs/backing) */
     int nspare;
     size_t staged;          /* bytes handed to the frame since the last commit */
     int changed;            /* staged changes not committed */

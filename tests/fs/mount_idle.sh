@@ -4,7 +4,8 @@
 # when it is closed. The stored file and the compressed one both
 # read right and are valid frames; compression leaves no dead space and keeps the file's
 # time; readers during it read right; hard links, rewrites from nothing and .npy arrays
-# go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored).
+# go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored);
+# a file whose daemon was killed before it went idle is compressed after the next mount.
 # Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
@@ -163,6 +164,39 @@ done
 check "a file of clevel 0 stays uncompressed when idle" \
     [ "$(get cbytes "$MNT/text-0-clevel")" -ge "$(size "$WORK/text")" ]
 unmount_b2fs
+# 8. A daemon killed before a file went idle: the file stays stored, marked so in BACKING,
+# and the next mount compresses it once it is opened and idle
+mount_b2fs -o compress_idle=600 || { fail "mount"; finish; exit 1; }
+cp "$WORK/s4" "$MNT/killed"
+head -c $((3 << 20)) /dev/urandom >"$WORK/random"
+cp "$WORK/random" "$MNT/random"
+stored_mark() { getfattr --absolute-names -n user.b2fs.stored "$1" >/dev/null 2>&1; }
+check "a file stored as written is marked so in BACKING" stored_mark "$BACK/killed.b2frame"
+check "... a mark that does not show through the mount" sh -c \
+    'l=$(getfattr --absolute-names -d -m - "$1" 2>/dev/null); echo "$l" | grep -q blosc2.nbytes && ! echo "$l" | grep -q b2fs.stored' \
+    sh "$MNT/killed"
+kill -KILL "$B2FS_PID"
+wait "$B2FS_PID" 2>/dev/null
+B2FS_PID=
+fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null
+check "the daemon killed before it went idle, it is still stored" \
+    [ "$(size "$BACK/killed.b2frame")" -gt "$(size "$WORK/s4")" ]
+mount_b2fs -o compress_idle=1 || { fail "remount"; finish; exit 1; }
+check "... and reads back after the next mount" cmp "$WORK/s4" "$MNT/killed"
+cat "$MNT/random" >/dev/null
+for i in $(seq 1 60); do
+    [ "$(size "$BACK/killed.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ] &&
+        ! stored_mark "$BACK/random.b2frame" && break
+    sleep 0.1
+done
+check "opened, it is compressed once idle" [ "$(size "$BACK/killed.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... and marked no more" not stored_mark "$BACK/killed.b2frame"
+check "... and it reads back" cmp "$WORK/s4" "$MNT/killed"
+check "a file that does not compress loses the mark too (it stays stored)" \
+    sh -c '! getfattr -n user.b2fs.stored "$1" >/dev/null 2>&1 && cmp -s "$2" "$3"' sh \
+    "$BACK/random.b2frame" "$WORK/random" "$MNT/random"
+unmount_b2fs
+check "killed.b2frame is a valid frame" frame_ok "$BACK/killed.b2frame"
 check "b2fs --help tells of idle_clevel" grep -q "idle_clevel=N" <("$B2FS" --help)
 check "the daemon logged no error" not grep -Eq "error|failed|ThreadSanitizer" "$WORK/b2fs.log"
 finish
