@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -96,26 +97,46 @@ int backing_check_locks(int dirfd)
 /* the hidden attributes b2fs keeps on its files */
 #define OWN_PREFIX "user.b2fs."
 
+int backing_each_xattr(int fd, int (*fn)(int fd, const char *name, void *arg), void *arg)
+{
+    char names[XATTR_LIST_MAX];
+    ssize_t len = flistxattr(fd, names, sizeof names);
+    if (len < 0)
+        return -errno;
+    int r = 0;
+    for (ssize_t i = 0; i < len && r == 0; i += (ssize_t)strnlen(names + i, (size_t)(len - i)) + 1)
+        r = fn(fd, names + i, arg);
+    return r;
+}
+
+static int copy_attr(int from, const char *name, void *arg)
+{
+    int to = *(const int *)arg;
+    char val[XATTR_SIZE_MAX];
+    ssize_t vl = fgetxattr(from, name, val, sizeof val);
+    if (vl >= 0)
+        fsetxattr(to, name, val, (size_t)vl, 0);
+    return 0;
+}
+
 int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
 {
     int r = geteuid() == 0 && fchown(to, uid, gid) < 0 ? -errno : 0;
-    char names[65536], val[65536];
-    ssize_t len = flistxattr(from, names, sizeof names);
-    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
-        ssize_t vl = fgetxattr(from, names + i, val, sizeof val);
-        if (vl >= 0)
-            fsetxattr(to, names + i, val, (size_t)vl, 0);
-    }
+    backing_each_xattr(from, copy_attr, &to);
     return r;
+}
+
+static int drop_own_attr(int fd, const char *name, void *arg)
+{
+    (void)arg;
+    if (!strncmp(name, OWN_PREFIX, sizeof OWN_PREFIX - 1))
+        fremovexattr(fd, name);
+    return 0;
 }
 
 void backing_drop_own_attrs(int fd)
 {
-    char names[65536];
-    ssize_t len = flistxattr(fd, names, sizeof names);
-    for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1)
-        if (!strncmp(names + i, OWN_PREFIX, sizeof OWN_PREFIX - 1))
-            fremovexattr(fd, names + i);
+    backing_each_xattr(fd, drop_own_attr, NULL);
 }
 
 #define CHOOSE_MARK OWN_PREFIX "filters"

@@ -43,6 +43,10 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
  * creating or locking the file (EINVAL, EOPNOTSUPP, ENOLCK: no OFD locks; EROFS, EACCES:
  * nothing can be written there anyway). */
 int backing_check_locks(int dirfd);
+/* Calls fn(fd, name, arg) for each xattr name of fd (at most XATTR_LIST_MAX bytes of names:
+ * a longer list is -ERANGE) until fn returns nonzero. Returns what fn returned last, 0, or
+ * -errno of the listing. */
+int backing_each_xattr(int fd, int (*fn)(int fd, const char *name, void *arg), void *arg);
 /* Gives the new file `to` the xattrs of `from` and, when the daemon runs as root, the
  * owner uid:gid. Returns 0, or -errno when the owner could not be given (the xattrs are
  * copied as far as they go). */

@@ -35,16 +35,19 @@ static int is_param(const char *n)
     return 0;
 }
 
+static int is_hidden(int fd, const char *name, void *arg)
+{
+    (void)fd;
+    (void)arg;
+    return !strncmp(name, HIDDEN, sizeof HIDDEN - 1);
+}
+
 /* Applies the directory defaults stored on the backing directory fd to p. */
 static void apply_dir_defaults(int fd, b2f_params *p)
 {
-    /* one call for the names: most directories have no defaults of their own */
-    char names[4096];
-    ssize_t nl = flistxattr(fd, names, sizeof names);
-    int any = nl < 0;   /* (too many names to list here: look each one up) */
-    for (ssize_t i = 0; i < nl && !any; i += (ssize_t)strlen(names + i) + 1)
-        any = !strncmp(names + i, HIDDEN, sizeof HIDDEN - 1);
-    if (!any)
+    /* one call for the names: most directories have no defaults of their own (a listing
+     * that fails: each one is looked up) */
+    if (backing_each_xattr(fd, is_hidden, NULL) == 0)
         return;
     for (int i = 0; i < NPARAM; i++) {
         char key[64], val[128];
@@ -103,6 +106,7 @@ static struct {
     unsigned gen;          /* dir_params_gen when found */
     struct timespec at;    /* CLOCK_MONOTONIC_COARSE when found */
     char dir[4096];        /* the directory's mount path */
+    size_t len;            /* its length */
     b2f_params p;
 } last_dir = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -119,7 +123,7 @@ static int last_dir_holds(const char *dir, size_t len, unsigned gen)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
     return last_dir.valid && last_dir.gen == gen &&
-           now.tv_sec - last_dir.at.tv_sec < DIR_PARAMS_TTL && strlen(last_dir.dir) == len &&
+           now.tv_sec - last_dir.at.tv_sec < DIR_PARAMS_TTL && last_dir.len == len &&
            !memcmp(last_dir.dir, dir, len);
 }
 
@@ -144,7 +148,7 @@ static void params_of_parent(const char *path, b2f_params *p)
     last_dir.gen = gen;   /* (a change since then makes the entry stale at once) */
     clock_gettime(CLOCK_MONOTONIC_COARSE, &last_dir.at);
     memcpy(last_dir.dir, path, len);
-    last_dir.dir[len] = 0;
+    last_dir.len = len;
     last_dir.p = *p;
     pthread_mutex_unlock(&last_dir.lock);
 }
