@@ -494,6 +494,8 @@ static int idle_level(int clevel)
     return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
 }
 
+#define SMALL_PARALLEL_FROM ((uint64_t)256 << 10)
+
 int write_compress_small(b2fs_node *n)
 {
     if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
@@ -512,6 +514,11 @@ int write_compress_small(b2fs_node *n)
                                     b2fs_cfg.params.cp.blocksize == 0);
     if (!c)
         return 0;   /* stays deferred */
+    /* the closer waits for this: a file of several blocks (zstd's automatic blocks are of
+     * 256 KiB at idle_clevel 5) has them compressed on as many threads as there are
+     * workers; the bytes are the same */
+    if (n->size > SMALL_PARALLEL_FROM && wpool_size() > 1)
+        b2_cctx_set_nthreads(c, wpool_size());
     n->defer = 0;
     int r = flush_one(n, d, c);
     b2_cctx_free(c);

@@ -60,6 +60,14 @@ check "a new file of one chunk is compressed when closed, not stored" \
     [ "$(size "$BACK/text.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
 check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/text")
 check "... and reads back" cmp /usr/include/stdlib.h "$MNT/text"
+# one of several blocks (600 KB): compressed when closed too, its blocks on both workers
+cat "$top_srcdir"/docs/*.md "$top_srcdir"/fs/*.c | head -c 600000 >"$WORK/mid"
+cp "$WORK/mid" "$MNT/mid"
+check "a new file of one chunk and several blocks is compressed when closed" \
+    [ "$(size "$BACK/mid.b2frame")" -lt 300000 ]
+check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/mid")
+check "... and reads back" cmp "$WORK/mid" "$MNT/mid"
+check "... in a valid frame" frame_ok "$BACK/mid.b2frame"
 touch -d "2020-01-02 03:04:05" "$MNT/s4"
 t_s4=$(mtime "$MNT/s4")
 unmount_b2fs
