@@ -258,8 +258,10 @@ int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbyte
 /* A b2_cctx matching the frame's current parameters (caller frees). */
 b2_cctx *b2f_cctx_new(b2_frame *f);
 /* The same at compression level clevel (0..9) instead of the frame's; with auto_blocksize,
- * blocks of the automatic size for that level instead of the frame's blocksize. */
-b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel, int auto_blocksize);
+ * blocks of the automatic size for that level instead of the frame's blocksize; the blocks
+ * of each chunk encoded on nthreads threads (1: the caller's alone; the bytes are the same
+ * for any count). */
+b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel, int auto_blocksize, int nthreads);
 
 /* Writes staged changes: new chunks after the existing data, then the index chunk and
  * trailer, then the header (fdatasync before and after it when durable). At every

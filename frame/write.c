@@ -353,11 +353,14 @@ b2_cctx *b2f_cctx_new(b2_frame *f)
     return b2_cctx_new(&f->wp.cp);
 }
 
-b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel, int auto_blocksize)
+b2_cctx *b2f_cctx_new_level(b2_frame *f, int clevel, int auto_blocksize, int nthreads)
 {
     b2_cparams cp = f->wp.cp;
     cp.clevel = clevel;
     if (auto_blocksize)
         cp.blocksize = 0;
-    return b2_cctx_new(&cp);
+    b2_cctx *c = b2_cctx_new(&cp);
+    if (c && nthreads > 1)
+        b2_cctx_set_nthreads(c, nthreads);   /* (one thread left when it fails: still usable) */
+    return c;
 }

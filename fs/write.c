@@ -507,18 +507,16 @@ int write_compress_small(b2fs_node *n)
     dirty_clear_to(d, (uint32_t)n->size);
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
     /* a file this small is mostly read whole: blocks of the automatic size for the level
-     * (unless the mount sets one), as they compress better */
+     * (unless the mount sets one), as they compress better; the closer waits for this, so
+     * a file of several blocks (zstd's automatic blocks are of 256 KiB at idle_clevel 5)
+     * has them compressed on as many threads as there are workers */
     b2f_stat st;
     b2f_stat_get(n->frame, &st);
     b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
-                                    b2fs_cfg.params.cp.blocksize == 0);
+                                    b2fs_cfg.params.cp.blocksize == 0,
+                                    n->size > SMALL_PARALLEL_FROM ? wpool_size() : 1);
     if (!c)
         return 0;   /* stays deferred */
-    /* the closer waits for this: a file of several blocks (zstd's automatic blocks are of
-     * 256 KiB at idle_clevel 5) has them compressed on as many threads as there are
-     * workers; the bytes are the same */
-    if (n->size > SMALL_PARALLEL_FROM && wpool_size() > 1)
-        b2_cctx_set_nthreads(c, wpool_size());
     n->defer = 0;
     int r = flush_one(n, d, c);
     b2_cctx_free(c);
@@ -554,7 +552,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
-            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level, 0));
+            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level, 0, 1));
             if (!x->raw || !x->cctx) {
                 free(x->raw);
                 r = -ENOMEM;
