@@ -94,8 +94,10 @@ int backing_check_locks(int dirfd)
     return r;
 }
 
-/* the hidden attributes b2fs keeps on its files */
-#define OWN_PREFIX "user.b2fs."
+int backing_is_own_attr(const char *name)
+{
+    return !strncmp(name, B2FS_OWN_PREFIX, sizeof B2FS_OWN_PREFIX - 1);
+}
 
 int backing_each_xattr(int fd, int (*fn)(int fd, const char *name, void *arg), void *arg)
 {
@@ -129,7 +131,7 @@ int backing_copy_attrs(int from, int to, uid_t uid, gid_t gid)
 static int drop_own_attr(int fd, const char *name, void *arg)
 {
     (void)arg;
-    if (!strncmp(name, OWN_PREFIX, sizeof OWN_PREFIX - 1))
+    if (backing_is_own_attr(name))
         fremovexattr(fd, name);
     return 0;
 }
@@ -139,7 +141,7 @@ void backing_drop_own_attrs(int fd)
     backing_each_xattr(fd, drop_own_attr, NULL);
 }
 
-#define CHOOSE_MARK OWN_PREFIX "filters"
+#define CHOOSE_MARK B2FS_OWN_PREFIX "filters"
 
 #define CHOOSE_ALL "auto"
 #define CHOOSE_FILTERS "auto-filters"
@@ -164,7 +166,7 @@ void backing_mark_choose(int fd, int filters, int typesize)
         fremovexattr(fd, CHOOSE_MARK);
 }
 
-#define STORED_MARK OWN_PREFIX "stored"
+#define STORED_MARK B2FS_OWN_PREFIX "stored"
 
 int backing_stored_marked(int fd)
 {

@@ -43,6 +43,10 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
  * creating or locking the file (EINVAL, EOPNOTSUPP, ENOLCK: no OFD locks; EROFS, EACCES:
  * nothing can be written there anyway). */
 int backing_check_locks(int dirfd);
+/* b2fs's hidden attributes on backing files and directories start so; the mount never shows
+ * them. */
+#define B2FS_OWN_PREFIX "user.b2fs."
+int backing_is_own_attr(const char *name);
 /* Calls fn(fd, name, arg) for each xattr name of fd (at most XATTR_LIST_MAX bytes of names:
  * a longer list is -ERANGE) until fn returns nonzero. Returns what fn returned last, 0, or
  * -errno of the listing. */

@@ -19,7 +19,6 @@
 #include "fs/write.h"
 
 #define PREFIX "user.blosc2."
-#define HIDDEN "user.b2fs."
 
 static const char *const param_names[] = {"codec", "clevel", "filters", "typesize", "chunksize"};
 static const char *const ro_names[] = {"nbytes", "cbytes", "cratio", "nchunks", "blocksize",
@@ -39,7 +38,7 @@ static int is_hidden(int fd, const char *name, void *arg)
 {
     (void)fd;
     (void)arg;
-    return !strncmp(name, HIDDEN, sizeof HIDDEN - 1);
+    return backing_is_own_attr(name);
 }
 
 /* Applies the directory defaults stored on the backing directory fd to p. */
@@ -51,7 +50,7 @@ static void apply_dir_defaults(int fd, b2f_params *p)
         return;
     for (int i = 0; i < NPARAM; i++) {
         char key[64], val[128];
-        snprintf(key, sizeof key, HIDDEN "%s", param_names[i]);
+        snprintf(key, sizeof key, B2FS_OWN_PREFIX "%s", param_names[i]);
         ssize_t len = fgetxattr(fd, key, val, sizeof val - 1);
         if (len <= 0)
             continue;
@@ -508,7 +507,7 @@ static void target_fd_done(target *t)
 /* target_open for calls that change an attribute. */
 static int target_open_change(const char *path, const char *name, target *t)
 {
-    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1))
+    if (backing_is_own_attr(name))
         return -EPERM;
     if (b2fs_cfg.ro)
         return -EROFS;
@@ -561,7 +560,7 @@ static int getxattr_of(const char *path, const char *name, char *value, size_t s
 {
     /* the kernel asks for security.capability before every write: answered without
      * looking the file up */
-    if (!strncmp(name, HIDDEN, sizeof HIDDEN - 1) || strncmp(name, "user.", 5))
+    if (backing_is_own_attr(name) || strncmp(name, "user.", 5))
         return -ENODATA;
     target t;
     int r = target_open(path, &t);
@@ -605,7 +604,7 @@ static int set_dir_default(int fd, const char *key, const char *value, size_t si
     if (b2fs_param_set(&p, key, text, ',', &why) && b2fs_param_set(&p, key, text, '+', &why))
         return -EINVAL;
     b2fs_param_text(&p, key, canon, sizeof canon);
-    snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
+    snprintf(hidden, sizeof hidden, B2FS_OWN_PREFIX "%s", key);
     int r = fsetxattr(fd, hidden, canon, strlen(canon), 0) < 0 ? -errno : 0;
     b2fs_params_moved();
     return r;
@@ -658,7 +657,7 @@ static int listxattr_of(const char *path, char *list, size_t size)
     int len = r == 0 ? on_backing(&t, list_backing, &io) : 0;
     for (int i = 0; len > 0 && i < len; i += (int)strlen(buf + i) + 1) {
         const char *nm = buf + i;
-        if (strncmp(nm, "user.", 5) || !strncmp(nm, HIDDEN, sizeof HIDDEN - 1))
+        if (strncmp(nm, "user.", 5) || backing_is_own_attr(nm))
             continue;
         size_t l = strlen(nm) + 1;
         if (size && used + l > size) {
@@ -692,7 +691,7 @@ static int removexattr_of(const char *path, const char *name)
             pthread_rwlock_unlock(&t.node->lock);
         } else if (t.isdir && is_param(key) && t.fd >= 0) {
             char hidden[64];
-            snprintf(hidden, sizeof hidden, HIDDEN "%s", key);
+            snprintf(hidden, sizeof hidden, B2FS_OWN_PREFIX "%s", key);
             r = fremovexattr(t.fd, hidden) < 0 ? -errno : 0;
             b2fs_params_moved();
         } else {
