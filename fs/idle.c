@@ -32,6 +32,10 @@ static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed;
 static b2fs_node *queue;           /* idle_lock: through idle_next, unordered */
 static int queued;                 /* idle_lock */
 static int stopping;               /* idle_lock */
+/* idle_lock: how the thread waits, so that a file queued behind the one it waits for
+ * (each new file: its first write queues it) does not wake it for nothing */
+static enum { BUSY, WAIT_ANY, WAIT_UNTIL } waiting;
+static struct timespec wait_until; /* idle_lock: with WAIT_UNTIL */
 static int running;                /* atomic: the thread is there to take notes */
 static pthread_t thread;
 
@@ -66,7 +70,9 @@ static void enqueue_locked(b2fs_node *n, const struct timespec *due)
     n->idle_next = queue;
     queue = n;
     queued++;
-    pthread_cond_signal(&idle_cond);
+    if (waiting == WAIT_ANY ||
+        (waiting == WAIT_UNTIL && (before(due, &wait_until) || queued > IDLE_QUEUE_MAX)))
+        pthread_cond_signal(&idle_cond);
 }
 
 void idle_note(b2fs_node *n)
@@ -216,7 +222,9 @@ static void *run(void *arg)
         if (!queue) {
             if (stopping)
                 break;
+            waiting = WAIT_ANY;
             pthread_cond_wait(&idle_cond, &idle_lock);
+            waiting = BUSY;
             continue;
         }
         b2fs_node **first = &queue;
@@ -227,7 +235,10 @@ static void *run(void *arg)
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (!stopping && queued <= IDLE_QUEUE_MAX && before(&now, &n->idle_due)) {
+            waiting = WAIT_UNTIL;
+            wait_until = n->idle_due;
             pthread_cond_timedwait(&idle_cond, &idle_lock, &n->idle_due);
+            waiting = BUSY;
             continue;
         }
         *first = n->idle_next;
