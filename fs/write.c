@@ -508,7 +508,7 @@ int write_compress_small(b2fs_node *n)
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better; the closer waits for this, so
-     * a file of several blocks (zstd's automatic blocks are of 256 KiB at idle_clevel 5)
+     * a file of several blocks (zstd's automatic blocks are of 256 KiB at idle_clevel 4 and 5)
      * has them compressed on as many threads as there are workers */
     b2f_stat st;
     b2f_stat_get(n->frame, &st);

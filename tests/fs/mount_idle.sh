@@ -158,15 +158,22 @@ fi
 # 7. idle_clevel: the level of compression when idle, at least the file's clevel; clevel 0
 # stays stored
 cat "$top_srcdir"/docs/*.md | head -c 400000 >"$WORK/text"
-for opt in idle_clevel=1 idle_clevel=5 clevel=0; do
+for opt in idle_clevel=1 idle_clevel=4 idle_clevel=5 clevel=0; do
     mount_b2fs -o $opt || { fail "mount with $opt"; finish; exit 1; }
     cp "$WORK/text" "$MNT/text-${opt#*=}-${opt%%=*}"
     unmount_b2fs
 done
-check "idle_clevel=5 (the default) stores text in less than idle_clevel=1" \
-    [ "$(size "$BACK/text-5-idle_clevel.b2frame")" -lt "$(size "$BACK/text-1-idle_clevel.b2frame")" ]
+mount_b2fs || { fail "mount"; finish; exit 1; }
+cp "$WORK/text" "$MNT/text-default"
+unmount_b2fs
+check "the default stores text as idle_clevel=4 does" \
+    cmp "$BACK/text-default.b2frame" "$BACK/text-4-idle_clevel.b2frame"
+check "... in less than idle_clevel=1" \
+    [ "$(size "$BACK/text-4-idle_clevel.b2frame")" -lt "$(size "$BACK/text-1-idle_clevel.b2frame")" ]
+check "... and idle_clevel=5 in less again" \
+    [ "$(size "$BACK/text-5-idle_clevel.b2frame")" -lt "$(size "$BACK/text-4-idle_clevel.b2frame")" ]
 mount_b2fs || { fail "remount"; finish; exit 1; }
-for f in text-1-idle_clevel text-5-idle_clevel text-0-clevel; do
+for f in text-1-idle_clevel text-4-idle_clevel text-5-idle_clevel text-0-clevel text-default; do
     check "$f reads back" cmp "$MNT/$f" "$WORK/text"
 done
 check "a file of clevel 0 stays uncompressed when idle" \
