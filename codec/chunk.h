@@ -147,8 +147,10 @@ b2_dctx *b2_dctx_new(void);
 void b2_dctx_free(b2_dctx *ctx);
 
 /* Threads that decode (or encode) the blocks of one chunk, 1 (the default) to
- * B2_MAX_THREADS; the bytes are the same for any count. With more than one, a source's
- * read() may be called from several threads at once. Returns 0 or a B2E_* code. */
+ * B2_MAX_THREADS; the bytes are the same for any count. They start when a chunk first has
+ * more than one block to share (if they cannot, its blocks go on the calling thread).
+ * With more than one, a source's read() may be called from several threads at once.
+ * Returns 0 or a B2E_* code. */
 #define B2_MAX_THREADS 64
 int b2_dctx_set_nthreads(b2_dctx *ctx, int nthreads);
 

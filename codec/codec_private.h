@@ -162,11 +162,17 @@ typedef struct b2_worker {
 typedef struct b2_workers {
     b2_worker *w;          /* n of them; w[0] is the calling thread's */
     int n;
-    struct b2_pool *pool;  /* NULL with one thread */
+    struct b2_pool *pool;  /* started on first need (b2_workers_pool); NULL until then */
 } b2_workers;
 
-/* Makes nthreads workers (1..B2_MAX_THREADS). On failure one worker is left. */
+/* Makes nthreads workers (1..B2_MAX_THREADS); their threads start when a chunk first has
+ * blocks for them. On failure one worker is left. */
 int b2_workers_set(b2_workers *ws, int nthreads);
+/* The pool to run `items` blocks on: NULL (run them on the calling thread) when there is
+ * one worker or one item, or when the threads cannot be started; the same bytes either
+ * way. A context made for several threads that only ever sees chunks of one block never
+ * starts one. */
+struct b2_pool *b2_workers_pool(b2_workers *ws, int32_t items);
 void b2_workers_release(b2_workers *ws);
 /* Grows *buf to at least need bytes. */
 int b2_grow(uint8_t **buf, size_t *cap, size_t need);

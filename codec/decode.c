@@ -321,14 +321,15 @@ static int run_blocks(djob *j, int32_t count, const uint8_t *dict, int32_t dict_
         decode_item(j, 0, 0);
         start = 1;
     }
-    if (nthreads == 1 || ctx->ws.pool == NULL) {
+    struct b2_pool *pool = nthreads > 1 ? b2_workers_pool(&ctx->ws, count - start) : NULL;
+    if (pool == NULL) {
         for (int32_t i = start; i < count && atomic_load(&j->rc) == 0; i++)
             decode_item(j, 0, i);
     } else {
         /* Items are numbered from `start`: shift the job. */
         j->first += start;
         j->dst += (size_t)start * j->in->blocksize;
-        b2_pool_run(ctx->ws.pool, count - start, decode_item, j);
+        b2_pool_run(pool, count - start, decode_item, j);
     }
     return atomic_load(&j->rc);
 }

@@ -264,7 +264,8 @@ static int encode_blocks(b2_cctx *ctx, const b2_cparams *p, const uint8_t *src, 
         return B2E_FILTER;
     *all_zero = 1;
 
-    if (ctx->ws.pool == NULL || nblocks < 2) {
+    struct b2_pool *pool = b2_workers_pool(&ctx->ws, nblocks);
+    if (pool == NULL) {
         for (int32_t b = 0; b < nblocks; b++) {
             wr32(dst + hl + 4 * b, (int32_t)pos);
             int zero;
@@ -288,7 +289,7 @@ static int encode_blocks(b2_cctx *ctx, const b2_cparams *p, const uint8_t *src, 
     }
     if (b2_grow(&ctx->slots, &ctx->slots_cap, (size_t)nblocks * j.slot_size) < 0)
         return B2E_NOMEM;
-    b2_pool_run(ctx->ws.pool, nblocks, encode_item, &j);
+    b2_pool_run(pool, nblocks, encode_item, &j);
     for (int32_t b = 0; b < nblocks; b++) {
         int32_t n = ctx->slot_len[b];
         if (n < 0)

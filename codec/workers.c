@@ -87,9 +87,14 @@ int b2_workers_set(b2_workers *ws, int nthreads)
     for (int i = 0; i < nthreads; i++)
         worker_take_idle(&ws->w[i]);
     ws->n = nthreads;
-    if (nthreads > 1 && (ws->pool = b2_pool_new(nthreads - 1)) == NULL) {
-        b2_workers_set(ws, 1);   /* keep a usable context */
-        return B2E_NOMEM;
-    }
     return B2E_OK;
+}
+
+b2_pool *b2_workers_pool(b2_workers *ws, int32_t items)
+{
+    if (ws->n < 2 || items < 2)
+        return NULL;
+    if (ws->pool == NULL)
+        ws->pool = b2_pool_new(ws->n - 1);
+    return ws->pool;
 }

@@ -494,8 +494,6 @@ static int idle_level(int clevel)
     return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
 }
 
-#define SMALL_PARALLEL_FROM ((uint64_t)256 << 10)
-
 int write_compress_small(b2fs_node *n)
 {
     if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
@@ -508,13 +506,13 @@ int write_compress_small(b2fs_node *n)
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better; the closer waits for this, so
-     * a file of several blocks (zstd's automatic blocks are of 256 KiB at idle_clevel 4 and 5)
-     * has them compressed on as many threads as there are workers */
+     * a file of several blocks has them compressed on as many threads as there are workers
+     * (the codec starts none for a file of one block) */
     b2f_stat st;
     b2f_stat_get(n->frame, &st);
     b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
                                     b2fs_cfg.params.cp.blocksize == 0,
-                                    n->size > SMALL_PARALLEL_FROM ? wpool_size() : 1);
+                                    wpool_size());
     if (!c)
         return 0;   /* stays deferred */
     n->defer = 0;

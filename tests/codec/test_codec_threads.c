@@ -1,5 +1,6 @@
 /* nthreads: encoding and decoding with several threads gives the same bytes as one. */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,58 @@ START_TEST(test_bad_nthreads)
 }
 END_TEST
 
+/* Threads of this process (tasks in /proc/self/task). */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A context made for several threads starts them only when a chunk has blocks for them:
+ * one that only sees chunks of one block (most small files) starts none. (At least 3 more
+ * threads once they start: a sanitizer may start one of its own with the first.) */
+START_TEST(test_threads_started_on_need)
+{
+    size_t len = 4 << 16;
+    uint8_t *in = malloc(len), *chunk = malloc(len + B2_MAX_OVERHEAD),
+            *small = malloc(len + B2_MAX_OVERHEAD), *out = malloc(len);
+    tu_fill_float_series(in, len, 5);
+    b2_cparams p;
+    b2_cparams_default(&p);
+    p.codec = B2_LZ4;
+    p.typesize = 4;
+    p.blocksize = 1 << 16;
+    b2_cctx *c = b2_cctx_new(&p);
+    ck_assert_int_eq(b2_cctx_set_nthreads(c, 4), 0);
+    int before = thread_count();
+    int n1 = b2_chunk_encode(c, in, 1 << 16, small, len + B2_MAX_OVERHEAD);
+    ck_assert_int_gt(n1, 0);
+    ck_assert_int_eq(thread_count(), before);
+    int n4 = b2_chunk_encode(c, in, len, chunk, len + B2_MAX_OVERHEAD);
+    ck_assert_int_gt(n4, 0);
+    int encoding = thread_count();
+    ck_assert_int_ge(encoding, before + 3);
+    b2_dctx *d = b2_dctx_new();
+    ck_assert_int_eq(b2_dctx_set_nthreads(d, 4), 0);
+    ck_assert_int_eq(b2_chunk_decode(d, small, (size_t)n1, out, len), 1 << 16);
+    ck_assert_int_eq(thread_count(), encoding);
+    ck_assert_int_eq(b2_chunk_decode(d, chunk, (size_t)n4, out, len), (int)len);
+    ck_assert_int_ge(thread_count(), encoding + 3);
+    ck_assert(memcmp(out, in, len) == 0);
+    b2_dctx_free(d);
+    b2_cctx_free(c);
+    free(in);
+    free(chunk);
+    free(small);
+    free(out);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codec-threads");
@@ -196,6 +249,7 @@ int main(void)
     tcase_add_test(tc, test_ranges_threads);
     tcase_add_test(tc, test_fixtures_threads);
     tcase_add_test(tc, test_bad_nthreads);
+    tcase_add_test(tc, test_threads_started_on_need);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
