@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "fs/backing.h"
 #include "fs/node.h"
 
 /* Takes the commit lock on n->fd (waiting for other mounts' commits) and releases it;
@@ -22,7 +23,7 @@ int share_lock(b2fs_node *n);
 void share_unlock(b2fs_node *n);
 /* On a file made by compaction: "dev:ino" of the first file of its line (the file that
  * was compacted first; kept through later compactions). */
-#define B2FS_XATTR_FROM "user.b2fs.from"
+#define B2FS_XATTR_FROM B2FS_OWN_PREFIX "from"
 /* The line the node's file belongs to: its user.b2fs.from, or its own "dev:ino". */
 void share_lineage(b2fs_node *n, char *out, size_t cap);
 /* When another mount committed the file since this node read it, or replaced it
