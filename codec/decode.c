@@ -321,7 +321,7 @@ static int run_blocks(djob *j, int32_t count, const uint8_t *dict, int32_t dict_
         decode_item(j, 0, 0);
         start = 1;
     }
-    struct b2_pool *pool = nthreads > 1 ? b2_workers_pool(&ctx->ws, count - start) : NULL;
+    struct b2_pool *pool = b2_workers_pool(&ctx->ws, count - start);
     if (pool == NULL) {
         for (int32_t i = start; i < count && atomic_load(&j->rc) == 0; i++)
             decode_item(j, 0, i);

@@ -82,8 +82,11 @@ int b2_workers_set(b2_workers *ws, int nthreads)
         return B2E_OK;
     b2_workers_release(ws);
     ws->w = calloc((size_t)nthreads, sizeof *ws->w);
-    if (ws->w == NULL)
+    if (ws->w == NULL) {
+        if (nthreads > 1)
+            b2_workers_set(ws, 1);   /* keep a usable context */
         return B2E_NOMEM;
+    }
     for (int i = 0; i < nthreads; i++)
         worker_take_idle(&ws->w[i]);
     ws->n = nthreads;
