@@ -41,6 +41,12 @@ static int is_hidden(int fd, const char *name, void *arg)
     return backing_is_own_attr(name);
 }
 
+/* Whether the mount shows the backing file's attribute name: user.*, not b2fs's own. */
+static int is_shown(const char *name)
+{
+    return !strncmp(name, "user.", 5) && !backing_is_own_attr(name);
+}
+
 /* Applies the directory defaults stored on the backing directory fd to p. */
 static void apply_dir_defaults(int fd, b2f_params *p)
 {
@@ -560,7 +566,7 @@ static int getxattr_of(const char *path, const char *name, char *value, size_t s
 {
     /* the kernel asks for security.capability before every write: answered without
      * looking the file up */
-    if (backing_is_own_attr(name) || strncmp(name, "user.", 5))
+    if (!is_shown(name))
         return -ENODATA;
     target t;
     int r = target_open(path, &t);
@@ -657,7 +663,7 @@ static int listxattr_of(const char *path, char *list, size_t size)
     int len = r == 0 ? on_backing(&t, list_backing, &io) : 0;
     for (int i = 0; len > 0 && i < len; i += (int)strlen(buf + i) + 1) {
         const char *nm = buf + i;
-        if (strncmp(nm, "user.", 5) || backing_is_own_attr(nm))
+        if (!is_shown(nm))
             continue;
         size_t l = strlen(nm) + 1;
         if (size && used + l > size) {
