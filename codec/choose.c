@@ -17,7 +17,8 @@
  * candidates are what C-Blosc2 2.x and 3.x read without plugins of their own. A sample
  * that no candidate shrinks below 97 % says the chunk does not compress: it is stored as
  * it is, without a codec pass. Text (no control bytes but tab, newline, carriage return and
- * form feed in the sample) skips the trial: no shuffle helps it, and it compresses.
+ * form feed in the sample) skips the trial: no shuffle helps it, and it compresses; a
+ * file that starts with text gets typesize 1.
  * Calls: pipeline.c, stream_codecs.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -196,9 +197,15 @@ int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t 
                             b2_codec_state *cs)
 {
     sample s;
-    /* a file too small for two pieces has its filters tried on all of it anyway; text,
-     * and data that no shuffle helps (programs, compressed), have no items to find */
-    if (!sample_open(&s, src, n, cs) || s.npieces < NPIECES || looks_like_text(&s))
+    if (!sample_open(&s, src, n, cs))
+        return base->typesize;
+    /* text has no items: typesize 1, so that its blocks are not cut to whole items of
+     * another size (a file of 19,286 bytes in items of 8 is a block and a 6-byte block) */
+    if (looks_like_text(&s))
+        return 1;
+    /* a file too small for two pieces has its filters tried on all of it anyway; data that
+     * no shuffle helps (programs, compressed) has no items to find */
+    if (s.npieces < NPIECES)
         return base->typesize;
     int rc = sample_buffers(&s);
     if (rc < 0)

@@ -222,9 +222,9 @@ int b2_cctx_set_nthreads(b2_cctx *ctx, int nthreads);   /* see b2_dctx_set_nthre
  * Returns cbytes or a B2E_* code. */
 int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, size_t dst_cap);
 
-/* The typesize that suits data of nbytes at src (a file's first chunk) best: 2, 4, 8 or
- * 16 when a trial on a sample finds it compresses best shuffled in items of that size,
- * otherwise ctx's typesize. Returns it or a B2E_* code. */
+/* The typesize that suits data of nbytes at src (a file's first chunk) best: 1 for text,
+ * 2, 4, 8 or 16 when a trial on a sample finds it compresses best shuffled in items of
+ * that size, otherwise ctx's typesize. Returns it or a B2E_* code. */
 int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes);
 
 /* Writes src as a stored (memcpyed) chunk with parameters p, as b2_chunk_encode stores

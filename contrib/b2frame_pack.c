@@ -29,7 +29,7 @@ static const char pack_usage[] =
     "                each chunk's filters (none, shuffle, bitshuffle, shuffle,bytedelta)\n"
     "                chosen from its content\n"
     "  -t TYPESIZE   item size in bytes, 1..255 (default 8; with -f auto, chosen from\n"
-    "                the first chunk: 2, 4, 8 or 16)\n"
+    "                the first chunk: 1 for text, 2, 4, 8 or 16)\n"
     "  -s CHUNKSIZE  bytes per chunk, K/M/G suffixes (default 1M)\n"
     "  -b BLOCKSIZE  bytes per block, K/M/G suffixes (default 0: automatic)\n"
     "  --no-checksums  write no checksums and no fingerprint (as C-Blosc2 writes frames;\n"

@@ -422,8 +422,8 @@ START_TEST(test_choose)
 }
 END_TEST
 
-/* The typesize a file's first chunk suggests: the item size of typed data, the base one
- * for data no shuffle helps; a chunk chosen at it decodes to its input. */
+/* The typesize a file's first chunk suggests: the item size of typed data, 1 for text,
+ * the base one for data no shuffle helps; a chunk chosen at it decodes to its input. */
 static int typesize_for(int codec, const uint8_t *in, size_t len, int with_choose)
 {
     b2_cparams p;
@@ -453,7 +453,8 @@ START_TEST(test_choose_typesize)
         b2_chunk_info i = chosen(codecs[c], 2, in, len, chunk);
         ck_assert_msg(i.filters[B2_MAX_FILTERS - 1] != B2_NOFILTER, "int16: no filter");
         tu_fill_text(in, len, 5);
-        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 8);
+        ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 1);   /* text has no items */
+        ck_assert_int_eq(typesize_for(codecs[c], in, 5003, 1), 1);   /* a small file too */
         tu_fill_random(in, len, 5);
         ck_assert_int_eq(typesize_for(codecs[c], in, len, 1), 8);
         ck_assert_int_eq(typesize_for(codecs[c], in, 40, 1), 8);   /* too little to tell */

@@ -144,8 +144,10 @@ check "... and the frames are valid" sh -c 'for f in "$1"/*.b2frame; do "$2" ver
 
 # auto is the default: it stays with a file across remounts; a fixed pipeline set on the
 # file, or as a mount option, wins
-mount_b2fs -o chunksize=64K || fail "mount with the defaults"
-cp /usr/include/stdlib.h "$MNT/dflt"
+mount_b2fs -o chunksize=64K,plain_small=off || fail "mount with the defaults"
+# (not text: a file that starts as text gets typesize 1, and no shuffle after; kept a
+# frame although it does not compress)
+head -c 40000 /dev/urandom >"$MNT/dflt"
 check "by default a new file's filters are auto" [ "$(get filters "$MNT/dflt")" = auto ]
 check "... the backing file carries the hidden mark" \
     [ "$(getfattr --only-values -n user.b2fs.filters "$BACK/dflt.b2frame" 2>/dev/null)" = auto ]
@@ -156,6 +158,8 @@ check "after a remount the file is still auto" [ "$(get filters "$MNT/dflt")" = 
 unmount_b2fs
 check "... and the float32 chunks appended got a shuffle" \
     grep -Eq "^chunk.2: .* filters (shuffle|bitshuffle)," <("$B2FRAME" info -c "$BACK/dflt.b2frame")
+check "... so one frame holds chunks of different filters" \
+    [ "$("$B2FRAME" info -c "$BACK/dflt.b2frame" | grep -o "filters [^ ]*," | sort -u | wc -l)" -ge 2 ]
 mount_b2fs -o chunksize=64K || fail "mount"
 check "a fixed pipeline set on the file wins" setfattr -n user.blosc2.filters -v shuffle "$MNT/dflt"
 check "... the mark is gone" not getfattr -n user.b2fs.filters "$BACK/dflt.b2frame"
@@ -177,7 +181,7 @@ cp "$WORK/i16" "$MNT/i16"
 cp /usr/include/stdlib.h "$MNT/text"
 check "by default a float32 series gets typesize 4" [ "$(get typesize "$MNT/f32")" = 4 ]
 check "... int16 rows typesize 2" [ "$(get typesize "$MNT/i16")" = 2 ]
-check "... text keeps the frame's default, 8" [ "$(get typesize "$MNT/text")" = 8 ]
+check "... text typesize 1" [ "$(get typesize "$MNT/text")" = 1 ]
 # (a new file's chunks are stored as written, and compressed when it goes idle or at
 # unmount: tests/fs/mount_idle.sh)
 remount_b2fs || fail "remount"
