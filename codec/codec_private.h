@@ -168,11 +168,12 @@ typedef struct b2_workers {
 /* Makes nthreads workers (1..B2_MAX_THREADS); their threads start when a chunk first has
  * blocks for them. On failure one worker is left. */
 int b2_workers_set(b2_workers *ws, int nthreads);
-/* The pool to run `items` blocks on: NULL (run them on the calling thread) when there is
- * one worker or one item, or when the threads cannot be started; the same bytes either
- * way. A context made for several threads that only ever sees chunks of one block never
- * starts one. */
-struct b2_pool *b2_workers_pool(b2_workers *ws, int32_t items);
+/* The pool to run blocks of blocksize bytes on, `bytes` of them in all: NULL (run them on
+ * the calling thread) when there is one worker, when the blocks past the first hold less
+ * than a quarter of a block, or when the threads cannot be started; the same bytes either
+ * way. A context made for several threads that only ever sees chunks of one block (and
+ * perhaps a few bytes more) never starts one. */
+struct b2_pool *b2_workers_pool(b2_workers *ws, int64_t bytes, int32_t blocksize);
 void b2_workers_release(b2_workers *ws);
 /* Grows *buf to at least need bytes. */
 int b2_grow(uint8_t **buf, size_t *cap, size_t need);

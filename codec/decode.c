@@ -321,7 +321,11 @@ static int run_blocks(djob *j, int32_t count, const uint8_t *dict, int32_t dict_
         decode_item(j, 0, 0);
         start = 1;
     }
-    struct b2_pool *pool = b2_workers_pool(&ctx->ws, count - start);
+    int64_t from = (int64_t)(j->first + start) * j->in->blocksize;
+    int64_t bytes = (int64_t)(count - start) * j->in->blocksize;
+    if (bytes > j->in->nbytes - from)
+        bytes = j->in->nbytes - from;
+    struct b2_pool *pool = b2_workers_pool(&ctx->ws, bytes, j->in->blocksize);
     if (pool == NULL) {
         for (int32_t i = start; i < count && atomic_load(&j->rc) == 0; i++)
             decode_item(j, 0, i);

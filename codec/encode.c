@@ -264,7 +264,7 @@ static int encode_blocks(b2_cctx *ctx, const b2_cparams *p, const uint8_t *src, 
         return B2E_FILTER;
     *all_zero = 1;
 
-    struct b2_pool *pool = b2_workers_pool(&ctx->ws, nblocks);
+    struct b2_pool *pool = b2_workers_pool(&ctx->ws, nbytes, bs);
     if (pool == NULL) {
         for (int32_t b = 0; b < nblocks; b++) {
             wr32(dst + hl + 4 * b, (int32_t)pos);

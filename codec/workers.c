@@ -93,9 +93,11 @@ int b2_workers_set(b2_workers *ws, int nthreads)
     return B2E_OK;
 }
 
-b2_pool *b2_workers_pool(b2_workers *ws, int32_t items)
+b2_pool *b2_workers_pool(b2_workers *ws, int64_t bytes, int32_t blocksize)
 {
-    if (ws->n < 2 || items < 2)
+    /* a last block of a few bytes is not worth a thread: a file of 19,286 bytes in items of
+     * 8 is a block and one of 6 bytes */
+    if (ws->n < 2 || bytes - blocksize < blocksize / 4)
         return NULL;
     if (ws->pool == NULL)
         ws->pool = b2_pool_new(ws->n - 1);

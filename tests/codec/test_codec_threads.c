@@ -201,8 +201,9 @@ static int thread_count(void)
 }
 
 /* A context made for several threads starts them only when a chunk has blocks for them:
- * one that only sees chunks of one block (most small files) starts none. (At least 3 more
- * threads once they start: a sanitizer may start one of its own with the first.) */
+ * one that only sees chunks of one block and a few bytes more (most small files) starts
+ * none. (At least 3 more threads once they start: a sanitizer may start one of its own
+ * with the first.) */
 START_TEST(test_threads_started_on_need)
 {
     size_t len = 4 << 16;
@@ -217,8 +218,12 @@ START_TEST(test_threads_started_on_need)
     b2_cctx *c = b2_cctx_new(&p);
     ck_assert_int_eq(b2_cctx_set_nthreads(c, 4), 0);
     int before = thread_count();
-    int n1 = b2_chunk_encode(c, in, 1 << 16, small, len + B2_MAX_OVERHEAD);
+    const int32_t small_len = (1 << 16) + 6;   /* a block, and a block of 6 bytes */
+    int n1 = b2_chunk_encode(c, in, small_len, small, len + B2_MAX_OVERHEAD);
     ck_assert_int_gt(n1, 0);
+    b2_chunk_info si;
+    ck_assert_int_eq(b2_chunk_parse_header(small, (size_t)n1, &si), 0);
+    ck_assert_int_eq(si.blocksize, 1 << 16);
     ck_assert_int_eq(thread_count(), before);
     int n4 = b2_chunk_encode(c, in, len, chunk, len + B2_MAX_OVERHEAD);
     ck_assert_int_gt(n4, 0);
@@ -226,7 +231,8 @@ START_TEST(test_threads_started_on_need)
     ck_assert_int_ge(encoding, before + 3);
     b2_dctx *d = b2_dctx_new();
     ck_assert_int_eq(b2_dctx_set_nthreads(d, 4), 0);
-    ck_assert_int_eq(b2_chunk_decode(d, small, (size_t)n1, out, len), 1 << 16);
+    ck_assert_int_eq(b2_chunk_decode(d, small, (size_t)n1, out, len), small_len);
+    ck_assert(memcmp(out, in, (size_t)small_len) == 0);
     ck_assert_int_eq(thread_count(), encoding);
     ck_assert_int_eq(b2_chunk_decode(d, chunk, (size_t)n4, out, len), (int)len);
     ck_assert_int_ge(thread_count(), encoding + 3);
