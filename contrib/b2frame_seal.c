@@ -117,16 +117,6 @@ static int open_quietly(const char *path)
     return fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : fd;
 }
 
-/* Whether the file open on fd starts as a frame or Bloscpack file. */
-static int is_container(int fd)
-{
-    b2_frame *f;
-    int rc = b2f_open(&f, fd, B2F_RDONLY, NULL, NULL, 0);
-    if (rc == 0)
-        b2f_close(f);
-    return rc != B2F_EFORMAT;
-}
-
 static int scrub_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)ftw;
@@ -134,8 +124,8 @@ static int scrub_entry(const char *path, const struct stat *st, int type, struct
     base = base ? base + 1 : path;
     if (type != FTW_F || !S_ISREG(st->st_mode) || b2f_is_temp_name(base))
         return 0;
-    int fd = open_quietly(path);   /* (if it cannot be opened, verify reports why) */
-    if (fd >= 0 && !is_container(fd)) {
+    int fd = open_quietly(path);   /* (if it cannot be opened or read, verify reports why) */
+    if (fd >= 0 && b2f_probe(fd) == 0) {
         /* a small file b2fs keeps as a plain file: its checksum, if it has one */
         int rc = b2f_plain_check(fd);
         close(fd);

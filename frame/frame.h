@@ -112,6 +112,10 @@ typedef struct b2_frame b2_frame;
 /* Opens the container in fd (the caller keeps owning fd). mode B2F_RDWR on a Bloscpack
  * file gives B2F_ERDONLY. io may be NULL. */
 int b2f_open(b2_frame **out, int fd, int mode, const b2f_io *io, char *err, size_t errlen);
+/* From the file's first bytes alone, whether b2f_open would take fd for a container: 1 when
+ * it starts as a frame or a Bloscpack file (whole or damaged), 0 when b2f_open would answer
+ * B2F_EFORMAT, or a negative code when it cannot be read. */
+int b2f_probe(int fd);
 /* Writes a new empty frame (with these metalayers; names[i] -> values[i] of lens[i]
  * bytes; nmeta may be 0) into the empty file fd and commits it. */
 int b2f_create(b2_frame **out, int fd, const b2f_params *p, int nmeta, const char *const *names,

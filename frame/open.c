@@ -1,7 +1,9 @@
 /* frame/: opening and validating a container, stat, close, refresh.
  * Calls: fio.c, params.c, header.c, trailer.c, index.c, bloscpack.c, read.c. */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "frame/frame_int.h"
 
@@ -270,6 +272,26 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
         b2f_release(f);
     }
     return b2f_fail(err, errlen, B2F_EHEADER, "the header changed each time it was read");
+}
+
+int b2f_probe(int fd)
+{
+    uint8_t head[B2F_HEADER_MINLEN];
+    size_t got = 0;
+    while (got < sizeof head) {
+        ssize_t r = pread(fd, head + got, sizeof head - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return b2f_sys_error();
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (b2bp_is_bloscpack(head, got))
+        return 1;
+    b2f_hdr h;
+    return b2f_hdr_parse(head, got, &h, NULL, 0) != B2F_EFORMAT;
 }
 
 int b2f_open(b2_frame **out, int fd, int mode, const b2f_io *io, char *err, size_t errlen)

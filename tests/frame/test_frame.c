@@ -526,6 +526,43 @@ START_TEST(bad_header_sizes)
 }
 END_TEST
 
+/* b2f_probe, from the first bytes alone, says what b2f_open says about the format: a
+ * container (whole or damaged) or B2F_EFORMAT. */
+static int probe_bytes(const void *buf, size_t len)
+{
+    int fd = memfile(buf, len);
+    int r = b2f_probe(fd);
+    close(fd);
+    return r;
+}
+
+START_TEST(probe_agrees_with_open)
+{
+    load_good();
+    char err[256];
+    for (size_t len = 0; len <= good_len; len += len < 200 ? 1 : 997) {
+        int container = try_open(good, len, err, sizeof err) != B2F_EFORMAT;
+        ck_assert_msg(probe_bytes(good, len) == container, "probe and open differ at %zu bytes", len);
+    }
+    ck_assert_int_eq(probe_bytes(good, good_len), 1);
+    uint8_t *b = malloc(good_len);
+    memcpy(b, good, good_len);
+    b[3] = 'X';   /* no magic */
+    ck_assert_int_eq(probe_bytes(b, good_len), 0);
+    memcpy(b, good, good_len);
+    b[39 - 1] = 0xc0;   /* damaged after the magic: a frame to verify */
+    ck_assert_int_eq(try_open(b, good_len, err, sizeof err), B2F_EHEADER);
+    ck_assert_int_eq(probe_bytes(b, good_len), 1);
+    ck_assert_int_eq(probe_bytes("blpk\2\0\0\1", 8), 1);   /* a Bloscpack file's magic */
+    const char text[] = "#include <stdio.h>\nint main(void) { return 0; }\n"
+                        "/* a plain file, longer than a frame header's fixed part */\n";
+    ck_assert_int_eq(probe_bytes(text, sizeof text - 1), 0);
+    ck_assert_int_lt(b2f_probe(-1), 0);   /* cannot be read */
+    free(b);
+    free(good);
+}
+END_TEST
+
 /* Writes a memcpyed Blosc2 chunk header (typesize ts, nbytes nb) at c; returns its cbytes. */
 static int32_t memcpy_header(uint8_t *c, int ts, int32_t nb)
 {
@@ -819,6 +856,7 @@ static Suite *frame_suite(void)
     TCase *bad = tcase_create("bad input");
     tcase_set_timeout(bad, 120);
     tcase_add_test(bad, bad_truncated);
+    tcase_add_test(bad, probe_agrees_with_open);
     tcase_add_test(bad, bad_header_sizes);
     tcase_add_test(bad, bad_index);
     tcase_add_test(bad, bad_overlap);
