@@ -348,7 +348,8 @@ int dir_list(int dfd, dir_fill fill, void *ctx)
         }
         n++;
     }
-    qsort(e, n, sizeof *e, entry_cmp);
+    if (n > 0)   /* (an empty directory has no array: qsort takes none) */
+        qsort(e, n, sizeof *e, entry_cmp);
     for (size_t i = 0; i < n && !r; i++) {
         int si = e[i].reg ? suffix_index(e[i].name, NULL) : -1;
         char shown[300];
