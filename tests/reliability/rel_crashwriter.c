@@ -124,9 +124,14 @@ static int stop(long k, const char *what, int err)
     return 0;
 }
 
+/* do_write's buffers: reachable until the exit, at whichever of its returns */
+static uint8_t *wbuf, *wgot;
+
 static int do_write(const char *path)
 {
-    uint8_t *buf = malloc(maxsize), *got = malloc(maxsize);
+    wbuf = malloc(maxsize);
+    wgot = malloc(maxsize);
+    uint8_t *buf = wbuf, *got = wgot;
     if (!buf || !got)
         return 2;
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
