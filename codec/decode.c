@@ -321,10 +321,10 @@ static int run_blocks(djob *j, int32_t count, const uint8_t *dict, int32_t dict_
         decode_item(j, 0, 0);
         start = 1;
     }
-    int64_t from = (int64_t)(j->first + start) * j->in->blocksize;
-    int64_t bytes = (int64_t)(count - start) * j->in->blocksize;
-    if (bytes > j->in->nbytes - from)
-        bytes = j->in->nbytes - from;
+    /* the blocks' bytes: whole blocks, then the last, which may be shorter */
+    int64_t bytes = count > start ? (int64_t)(count - start - 1) * j->in->blocksize +
+                                        block_len(j->in, j->first + count - 1)
+                                  : 0;
     struct b2_pool *pool = b2_workers_pool(&ctx->ws, bytes, j->in->blocksize);
     if (pool == NULL) {
         for (int32_t i = start; i < count && atomic_load(&j->rc) == 0; i++)
