@@ -1,9 +1,7 @@
 /* frame/: opening and validating a container, stat, close, refresh.
  * Calls: fio.c, params.c, header.c, trailer.c, index.c, bloscpack.c, read.c. */
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "frame/frame_int.h"
 
@@ -276,18 +274,16 @@ int b2f_open_frame(b2_frame *f, char *err, size_t errlen)
 
 int b2f_probe(int fd)
 {
+    int64_t size = 0;
+    int rc = file_size(fd, &size);
+    if (rc < 0)
+        return rc;
     uint8_t head[B2F_HEADER_MINLEN];
-    size_t got = 0;
-    while (got < sizeof head) {
-        ssize_t r = pread(fd, head + got, sizeof head - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return b2f_sys_error();
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
+    size_t got = size < (int64_t)sizeof head ? (size_t)size : sizeof head;
+    b2f_io io;
+    b2f_io_init(&io, NULL);
+    if ((rc = b2f_io_pread(&io, fd, head, got, 0)) < 0)
+        return rc;
     if (b2bp_is_bloscpack(head, got))
         return 1;
     b2f_hdr h;
