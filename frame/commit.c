@@ -9,6 +9,7 @@
  *
  * Calls: codec/; fio.c, params.c, header.c, trailer.c, index.c, read.c, open.c,
  * tail.c, pending.c, sums.c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "frame/frame_int.h"
@@ -202,14 +203,14 @@ int b2f_commit_is_atomic(b2_frame *f)
              f->vlmeta_dirty);
 }
 
-int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
+/* Copies the frame's chunks (staged ones included) into fd at the offsets offs gives
+ * (relative to the header start; specials keep their index entry), then writes the tail
+ * t laid out for them and the header last, cutting the file at the tail's end. Every
+ * byte written before the header lies where the frame in fd (if any) keeps nothing. */
+static int write_compacted(b2_frame *f, int fd, const int64_t *offs, b2f_tail *t, int *written,
+                           char *err, size_t errlen)
 {
-    if (f->kind != B2F_KIND_FRAME)
-        return b2f_fail(err, errlen, B2F_ERDONLY, "only contiguous frames can be compacted");
-    int64_t *offs = malloc((size_t)(f->nchunks + 1) * sizeof *offs);
-    if (!offs)
-        return B2E_NOMEM;
-    uint64_t pos = (uint64_t)f->h.header_len;
+    *written = 0;
     int64_t total = 0;
     for (int64_t i = 0; f->progress && i < f->nchunks; i++)
         if (f->chunks[i].data || f->chunks[i].off >= 0)
@@ -217,34 +218,111 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     int rc = 0;
     for (int64_t i = 0; i < f->nchunks && rc == 0; i++) {
         const b2f_chunk *c = &f->chunks[i];
-        offs[i] = c->off;
         if (!c->data && c->off < 0)
             continue;
         uint8_t *raw;
         int32_t cb;
-        if ((rc = b2f_read_raw_chunk(f, i, &raw, &cb)) < 0) {
-            rc = b2f_fail(err, errlen, rc, "chunk %lld: cannot read it: %s", (long long)i,
-                          b2f_strerror(rc));
-            break;
-        }
-        rc = b2f_io_pwrite(&f->io, out_fd, raw, (size_t)cb, pos);
+        if ((rc = b2f_read_raw_chunk(f, i, &raw, &cb)) < 0)
+            return b2f_fail(err, errlen, rc, "chunk %lld: cannot read it: %s", (long long)i,
+                            b2f_strerror(rc));
+        if (cb != c->cbytes)
+            rc = B2F_EINDEX;   /* the layout planned from cbytes would not hold */
+        else
+            rc = b2f_io_pwrite(&f->io, fd, raw, (size_t)cb,
+                               (uint64_t)(f->h.header_len + offs[i]));
         free(raw);
-        offs[i] = (int64_t)pos - f->h.header_len;
-        pos += (uint64_t)cb;
         if (f->progress)
-            f->progress(f->progress_ctx, (int64_t)pos - f->h.header_len, total);
+            f->progress(f->progress_ctx, offs[i] + cb, total);
     }
-    b2f_tail t;
-    if (rc == 0 && (rc = b2f_tail_build(f, offs, pos, &t)) == 0) {
-        rc = b2f_tail_write(&f->io, out_fd, &t);
-        if (rc == 0)
-            rc = b2f_io_pwrite(&f->io, out_fd, t.img, (size_t)t.h.header_len, 0);
-        b2f_tail_free(&t);
-    }
-    free(offs);
+    if (rc == 0)
+        rc = b2f_tail_write(&f->io, fd, t);
+    if (rc == 0)
+        rc = b2f_write_header(&f->io, fd, t->img, (size_t)t->h.header_len, t->end, 0, written,
+                              err, errlen);
     if (rc < 0 && err && errlen && !err[0])
         b2f_fail(err, errlen, rc, "cannot write the compacted frame: %s", b2f_strerror(rc));
     return rc;
+}
+
+/* Lays out the compacted frame: each chunk with data right after the one before it,
+ * from the end of the header, into offs (nchunks entries, malloc'ed), and its tail. */
+static int plan_compacted(b2_frame *f, int64_t **offs, b2f_tail *t, char *err, size_t errlen)
+{
+    *offs = malloc((size_t)(f->nchunks + 1) * sizeof **offs);
+    if (!*offs)
+        return b2f_fail(err, errlen, B2E_NOMEM, "cannot lay out the compacted frame");
+    uint64_t pos = (uint64_t)f->h.header_len;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        (*offs)[i] = c->off;
+        if (!c->data && c->off < 0)
+            continue;
+        (*offs)[i] = (int64_t)pos - f->h.header_len;
+        pos += (uint64_t)c->cbytes;
+    }
+    int rc = b2f_tail_build(f, *offs, pos, t);
+    if (rc < 0) {
+        free(*offs);
+        *offs = NULL;
+        return b2f_fail(err, errlen, rc, "cannot lay out the compacted frame: %s",
+                        b2f_strerror(rc));
+    }
+    return 0;
+}
+
+int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME)
+        return b2f_fail(err, errlen, B2F_ERDONLY, "only contiguous frames can be compacted");
+    int64_t *offs;
+    b2f_tail t;
+    int rc = plan_compacted(f, &offs, &t, err, errlen);
+    if (rc < 0)
+        return rc;
+    int written;
+    rc = write_compacted(f, out_fd, offs, &t, &written, err, errlen);
+    b2f_tail_free(&t);
+    free(offs);
+    return rc;
+}
+
+int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable || f->dirty || f->meta_dirty ||
+        f->vlmeta_dirty)
+        return 0;
+    /* the first byte the frame uses after its header: a chunk's, or the index's */
+    int64_t live = f->h.header_len + f->h.cbytes;
+    for (int64_t i = 0; i < f->nchunks; i++) {
+        const b2f_chunk *c = &f->chunks[i];
+        if (c->data)
+            return 0;
+        if (c->off >= 0 && f->h.header_len + c->off < live)
+            live = f->h.header_len + c->off;
+    }
+    int64_t *offs;
+    b2f_tail t;
+    int rc = plan_compacted(f, &offs, &t, err, errlen);
+    if (rc < 0)
+        return rc;
+    int fits = t.h.header_len == f->h.header_len && t.end <= (uint64_t)live &&
+               t.end - (uint64_t)f->h.header_len <= (uint64_t)max_bytes;
+    int written = 0;
+    if (fits)
+        rc = write_compacted(f, f->fd, offs, &t, &written, err, errlen);
+    b2f_tail_free(&t);
+    free(offs);
+    if (!written)
+        return rc;
+    /* the compacted frame is the file's, even when cutting the file after it failed */
+    char rerr[200] = "";
+    int rr = b2f_refresh(f, rerr, sizeof rerr);
+    if (rr < 0 && rc == 0) {
+        rc = rr;
+        if (err && errlen)
+            snprintf(err, errlen, "%s", rerr);
+    }
+    return rc < 0 ? rc : 1;
 }
 
 void b2f_set_progress(b2_frame *f, b2f_progress_fn fn, void *ctx)

@@ -298,6 +298,18 @@ void b2f_pending_end(b2_frame *f, b2f_pending *p);
  * metalayers and vlmetalayers; staged changes included) into the empty file out_fd; the
  * caller fsyncs it and renames it into place, so a crash leaves either file whole. */
 int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
+/* Compacts the frame inside its own file when the compacted copy fits in the dead space
+ * between the header and the first byte the frame uses (a file whose chunks were all
+ * replaced by the last commit: they went after the old ones), and its chunks, index and
+ * trailer take at most max_bytes: writes them there, then the header, cuts the file, and
+ * reads the frame again. Until the header is written the file holds the frame as it was;
+ * after it, the compacted one. Whoever else may read the file (another process, another
+ * mount) must be kept out by the caller: the dead bytes overwritten may be what a reader
+ * of an older state still uses. Not durable (no fdatasync). Needs no staged changes.
+ * 1 when done, 0 when it does not fit (nothing written), or an error: then the file
+ * holds the old frame or the compacted one, and the frame shows what it holds (unless
+ * reading it again failed too). */
+int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, char *err, size_t errlen);
 /* A function b2f_compact_into calls after each chunk it copies, with the compressed bytes
  * copied so far and in all (fn NULL: none). For a tool's progress display. */
 typedef void (*b2f_progress_fn)(void *ctx, int64_t done, int64_t total);

@@ -1289,6 +1289,152 @@ START_TEST(update_stored)
 }
 END_TEST
 
+/* ---- compaction in place ---- */
+
+static uint8_t *file_bytes(int fd, size_t *len)
+{
+    struct stat st;
+    ck_assert(fstat(fd, &st) == 0);
+    uint8_t *b = malloc((size_t)st.st_size + 1);
+    ck_assert(pread(fd, b, (size_t)st.st_size, 0) == st.st_size);
+    *len = (size_t)st.st_size;
+    return b;
+}
+
+static int same_file(int fd, const uint8_t *b, size_t len)
+{
+    size_t n;
+    uint8_t *now = file_bytes(fd, &n);
+    int same = n == len && memcmp(now, b, len) == 0;
+    free(now);
+    return same;
+}
+
+/* Chunks stored as written (b2fs's first commit of a new file), then compressed and
+ * committed after them: what fs/idle leaves before compacting in place. The chunks are
+ * two of a series, all zeros, and a partial one of text. */
+static void stored_then_compressed(int fd, model *m, int nchunks)
+{
+    const size_t cs = 32768;
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 4, (int32_t)cs);
+    uint8_t *src = malloc(cs * 4);
+    tu_fill_float_series(src, cs * 2, 31);
+    memset(src + cs * 2, 0, cs);
+    tu_fill_text(src + cs * 3, cs, 32);
+    size_t len[4] = {cs, cs, cs, 5000};
+    for (int i = 0; i < nchunks; i++) {
+        uint8_t *buf = malloc(B2_HEADER_LEN + len[i]);
+        memcpy(buf + B2_HEADER_LEN, src + (size_t)i * cs, len[i]);
+        model_set(m, (size_t)i * cs, buf + B2_HEADER_LEN, len[i]);
+        if (b2f_update_stored(f, i, buf, len[i]) == 1)
+            free(buf);
+    }
+    commit(f);
+    for (int i = 0; i < nchunks; i++)
+        ck_assert_int_eq(b2f_update_chunk(f, NULL, i, src + (size_t)i * cs, len[i]), 0);
+    char err[256] = "";
+    ck_assert_int_eq(b2f_commit(f, 0, err, sizeof err), 0);
+    b2f_close(f);
+    free(src);
+}
+
+START_TEST(compact_in_place)
+{
+    b2f_checksums_default(1, 1);
+    for (int nchunks = 1; nchunks <= 4; nchunks++) {
+        int fd = tmpfd();
+        model m = {0};
+        stored_then_compressed(fd, &m, nchunks);
+        size_t before_len;
+        uint8_t *before = file_bytes(fd, &before_len);
+        /* what compaction into a new file makes of it: the same bytes are expected */
+        b2_frame *f;
+        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
+        int want = tmpfd();
+        ck_assert_int_eq(b2f_compact_into(f, want, NULL, 0), 0);
+        size_t want_len;
+        uint8_t *want_bytes = file_bytes(want, &want_len);
+        ck_assert_uint_lt(want_len, before_len);
+        /* too big for max_bytes, or with a change staged: nothing written */
+        ck_assert_int_eq(b2f_compact_in_place(f, 100, NULL, 0), 0);
+        ck_assert(same_file(fd, before, before_len));
+        uint8_t c[100];
+        memset(c, 7, sizeof c);
+        ck_assert_int_eq(b2f_resize(f, NULL, (uint64_t)m.len + 100), 0);
+        ck_assert_int_eq(b2f_update_chunk(f, NULL, (int64_t)(m.len / 32768), c, m.len % 32768 + 100), 0);
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
+        ck_assert(same_file(fd, before, before_len));
+        b2f_close(f);
+        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
+        char err[256] = "";
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, err, sizeof err), 1);
+        ck_assert_msg(same_file(fd, want_bytes, want_len), "%d chunks: not what compaction "
+                      "into a new file makes", nchunks);
+        check_frame(f, &m, "compacted in place, as the frame shows it");
+        /* nothing dead in front any more: not again */
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
+        b2f_close(f);
+        check_file(fd, &m, "compacted in place");
+        /* stopped at each write, whole or torn: the file opens with the same contents
+         * (the frame before or the compacted one) */
+        for (torn = 0; torn <= 1; torn++) {
+            int ops = -1;
+            for (int k = 0; k < 50 && ops < 0; k++) {
+                int g = tmpfd();
+                ck_assert(pwrite(g, before, before_len, 0) == (ssize_t)before_len);
+                ck_assert_int_eq(b2f_open(&f, g, B2F_RDWR, &crash_io, NULL, 0), 0);
+                fail_at = k;
+                nops = 0;
+                err[0] = 0;
+                int rc = b2f_compact_in_place(f, INT64_MAX, err, sizeof err);
+                fail_at = -1;
+                b2f_close(f);
+                ck_assert_msg(rc == 1 || (rc < 0 && err[0]), "stopped at write %d: %d", k, rc);
+                ck_assert_msg(same_contents(g, &m, NULL) == 1, "%d chunks, stopped at write "
+                              "%d%s: other contents", nchunks, k, torn ? " (torn)" : "");
+                if (rc == 1) {
+                    ck_assert(same_file(g, want_bytes, want_len));
+                    ops = k;
+                }
+                close(g);
+            }
+            ck_assert_int_gt(ops, 2);
+        }
+        torn = 0;
+        free(before);
+        free(want_bytes);
+        free(m.data);
+        close(want);
+        close(fd);
+    }
+}
+END_TEST
+
+/* A frame that has no dead space in front of its chunks (committed once, or appended to)
+ * is left as it is. */
+START_TEST(compact_in_place_refused)
+{
+    int fd = tmpfd();
+    b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 4, 8192);
+    model m = {0};
+    uint8_t src[20000];
+    tu_fill_float_series(src, sizeof src, 41);
+    append(f, &m, src, 8192);
+    commit(f);
+    append(f, &m, src + 8192, 8192);
+    commit(f);
+    size_t len;
+    uint8_t *b = file_bytes(fd, &len);
+    ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
+    ck_assert(same_file(fd, b, len));
+    b2f_close(f);
+    check_file(fd, &m, "left as it was");
+    free(b);
+    free(m.data);
+    close(fd);
+}
+END_TEST
+
 /* A frame of at most 64 KiB is sealed whole (no table of checksums); one b2fs wrote with a
  * table before, committed again while a chunk of it is damaged, keeps its table instead,
  * so that it still opens and only that chunk's reads fail (found by fuzz_frame). */
@@ -1378,6 +1524,8 @@ static Suite *write_suite(void)
     tcase_add_test(tc, encode_chunk);
     tcase_add_test(tc, update_stored);
     tcase_add_test(tc, small_frames_sealed_whole);
+    tcase_add_test(tc, compact_in_place);
+    tcase_add_test(tc, compact_in_place_refused);
     suite_add_tcase(s, tc);
     return s;
 }
