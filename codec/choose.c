@@ -166,8 +166,10 @@ static int entropy_coded(int codec)
 }
 
 int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_codec_state *cs,
-                     b2_cparams *out)
+                     b2_cparams *out, int64_t *estimate)
 {
+    if (estimate)
+        *estimate = -1;
     *out = *base;
     out->choose = 0;
     sample s;
@@ -184,6 +186,8 @@ int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_c
     int64_t bytes = 0;
     const candidate *best = best_filter(&s, ts, &bytes);
     int stored = !compresses(&s, bytes);
+    if (estimate)
+        *estimate = bytes * n / ((int64_t)s.npieces * (int64_t)s.piece);
     if (!stored && best != &plain && entropy_coded(base->codec) &&
         weighed(trial(&s, &bytedelta, ts, base->codec, base->clevel), &bytedelta) <
             weighed(trial(&s, best, ts, base->codec, base->clevel), best))

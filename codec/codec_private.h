@@ -123,9 +123,11 @@ void b2_codec_state_release(b2_codec_state *st);
 
 /* The filters for a chunk of n bytes at src, chosen by a trial on a sample (codec/choose.c):
  * *out is base with them (its typesize kept). Returns 0, 1 when the chunk does not compress
- * (store it as it is), or B2E_NOMEM. */
+ * (store it as it is), or B2E_NOMEM. With estimate: the bytes the chunk would take through
+ * the chosen filters and LZ4, scaled from the sample's, or -1 where no trial was made
+ * (text, which compresses; a sample too small to tell). */
 int b2_choose_params(const b2_cparams *base, const uint8_t *src, int32_t n, b2_codec_state *cs,
-                     b2_cparams *out);
+                     b2_cparams *out, int64_t *estimate);
 /* The typesize for a file whose first chunk is n bytes at src (b2_cctx_choose_typesize). */
 int b2_choose_typesize_with(const b2_cparams *base, const uint8_t *src, int32_t n,
                             b2_codec_state *cs);

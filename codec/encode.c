@@ -348,7 +348,7 @@ int b2_chunk_encode(b2_cctx *ctx, const void *src, size_t nbytes, void *dst, siz
     const b2_cparams *base = &ctx->p;
     b2_cparams chosen;
     if (ctx->p.choose && !ctx->p.blosc1_format && ctx->p.clevel > 0 && n >= B2_MIN_BUFFERSIZE) {
-        int plain = b2_choose_params(&ctx->p, src, n, &ctx->ws.w[0].cs, &chosen);
+        int plain = b2_choose_params(&ctx->p, src, n, &ctx->ws.w[0].cs, &chosen, NULL);
         if (plain < 0)
             return plain;
         base = &chosen;
@@ -394,6 +394,29 @@ int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes)
     if (!ctx->p.choose || ctx->p.blosc1_format || ctx->p.clevel == 0)
         return ctx->p.typesize;
     return b2_choose_typesize_with(&ctx->p, src, (int32_t)nbytes, &ctx->ws.w[0].cs);
+}
+
+int b2_cctx_compresses(b2_cctx *ctx, const void *src, size_t nbytes, size_t margin)
+{
+    if (ctx == NULL || src == NULL || nbytes > B2_MAX_NBYTES)
+        return B2E_PARAM;
+    if (ctx->p.clevel == 0)
+        return B2_SAVES_NOTHING;
+    if (ctx->p.blosc1_format)
+        return B2_SAVES_LITTLE;
+    /* (the trial is the one that chooses filters: with a fixed pipeline it tells how
+     * well the data compresses all the same) */
+    b2_cparams chosen;
+    int64_t estimate;
+    int rc = b2_choose_params(&ctx->p, src, (int32_t)nbytes, &ctx->ws.w[0].cs, &chosen,
+                              &estimate);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        return B2_SAVES_NOTHING;
+    return nbytes < margin || (estimate >= 0 && (int64_t)nbytes - estimate < (int64_t)margin)
+               ? B2_SAVES_LITTLE
+               : B2_SAVES_MARGIN;
 }
 
 int b2_chunk_store(const b2_cparams *params, const void *src, size_t nbytes, void *dst,

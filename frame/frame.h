@@ -259,6 +259,10 @@ void b2f_set_choose(b2_frame *f, int filters, int typesize);
  * that suits data, its first chunk, before any chunk is encoded. Returns 1 when the
  * typesize changed (cctxs made before then are stale), 0 when not, or an error. */
 int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbytes);
+/* What a chunk of data (nbytes) would save through cctx, which chooses filters from the
+ * content: B2_SAVES_NOTHING, _LITTLE (less than margin bytes) or _MARGIN, as
+ * b2_cctx_compresses says. */
+int b2f_compresses(b2_cctx *cctx, const void *data, size_t nbytes, size_t margin);
 /* A b2_cctx matching the frame's current parameters (caller frees). */
 b2_cctx *b2f_cctx_new(b2_frame *f);
 /* The same at compression level clevel (0..9) instead of the frame's; with auto_blocksize,

@@ -348,6 +348,11 @@ int b2f_pick_typesize(b2_frame *f, b2_cctx *cctx, const void *data, size_t nbyte
     return 1;
 }
 
+int b2f_compresses(b2_cctx *cctx, const void *data, size_t nbytes, size_t margin)
+{
+    return b2_cctx_compresses(cctx, data, nbytes, margin);
+}
+
 b2_cctx *b2f_cctx_new(b2_frame *f)
 {
     return b2_cctx_new(&f->wp.cp);

@@ -475,6 +475,54 @@ START_TEST(test_choose_typesize)
 }
 END_TEST
 
+/* What a chunk saves (b2_cctx_compresses): text and typed series a margin, random data
+ * nothing, data barely compressible and data of fewer bytes than the margin a little,
+ * with a fixed pipeline too; anything at clevel 0 nothing. */
+static int saves_at(int codec, int clevel, const uint8_t *in, size_t len, size_t margin,
+                    int with_choose)
+{
+    b2_cparams p;
+    set_params(&p, codec, 4, "shuffle", B2_SPLIT_AUTO, 0, 0);
+    p.clevel = clevel;
+    p.choose = with_choose;
+    b2_cctx *c = b2_cctx_new(&p);
+    int r = b2_cctx_compresses(c, in, len, margin);
+    b2_cctx_free(c);
+    return r;
+}
+
+static int saves(int codec, const uint8_t *in, size_t len, size_t margin, int with_choose)
+{
+    return saves_at(codec, 5, in, len, margin, with_choose);
+}
+
+START_TEST(test_compresses)
+{
+    size_t len = 256 << 10;
+    uint8_t *in = malloc(len);
+    for (size_t c = 0; c < N(codecs); c++) {
+        tu_fill_text(in, len, 5);
+        ck_assert_int_eq(saves(codecs[c], in, len, 1024, 1), B2_SAVES_MARGIN);
+        ck_assert_int_eq(saves(codecs[c], in, 1000, 1024, 1), B2_SAVES_LITTLE);
+        ck_assert_int_eq(saves(codecs[c], in, 40, 1024, 1), B2_SAVES_LITTLE);   /* can't tell */
+        ck_assert_int_eq(saves(codecs[c], in, len, 1024, 0), B2_SAVES_MARGIN);   /* fixed */
+        tu_fill_float_series(in, len, 5);
+        ck_assert_int_eq(saves(codecs[c], in, len, 1024, 1), B2_SAVES_MARGIN);
+        tu_fill_random(in, len, 5);
+        ck_assert_int_eq(saves(codecs[c], in, len, 1024, 1), B2_SAVES_NOTHING);
+        ck_assert_int_eq(saves(codecs[c], in, 500, 1024, 1), B2_SAVES_NOTHING);
+        ck_assert_int_eq(saves(codecs[c], in, len, 1024, 0), B2_SAVES_NOTHING);   /* fixed */
+        /* random but for its first 900 bytes of zeros: 4000 bytes save less than 1024 */
+        memset(in, 0, 900);
+        ck_assert_int_eq(saves(codecs[c], in, 4000, 1024, 1), B2_SAVES_LITTLE);
+        ck_assert_int_eq(saves(codecs[c], in, 4000, 100, 1), B2_SAVES_MARGIN);
+        tu_fill_text(in, len, 6);
+        ck_assert_int_eq(saves_at(codecs[c], 0, in, len, 1024, 1), B2_SAVES_NOTHING);
+    }
+    free(in);
+}
+END_TEST
+
 START_TEST(test_zero_and_runs)
 {
     size_t len = 200000;
@@ -700,6 +748,7 @@ int main(void)
     tcase_add_test(tc, test_store);
     tcase_add_test(tc, test_choose);
     tcase_add_test(tc, test_choose_typesize);
+    tcase_add_test(tc, test_compresses);
     tcase_add_test(tc, test_zero_and_runs);
     tcase_add_test(tc, test_special_chunks);
     tcase_add_test(tc, test_names);
