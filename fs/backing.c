@@ -202,3 +202,8 @@ void backing_sync_dir(int dirfd)
         close(d);
     }
 }
+
+int backing_lease(int fd, int on)
+{
+    return fcntl(fd, F_SETLEASE, on ? F_WRLCK : F_UNLCK) < 0 ? -errno : 0;
+}

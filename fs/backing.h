@@ -1,6 +1,6 @@
 /* fs/backing: the sequences on backing files that several modules share, each written
- * once: the commit lock, creating a temporary file, and replacing a file by renaming a
- * new one over it.
+ * once: the commit lock, the write lease, creating a temporary file, and replacing a
+ * file by renaming a new one over it.
  *
  * The commit lock is an OFD write lock on the whole frame file: one commit (or rewrite)
  * at a time among all b2fs mounts of a backing directory, on this host or, where the
@@ -79,5 +79,12 @@ int backing_mark_stored(int fd, int on);
 int backing_rename_over(int dirfd, const char *tmp, int fd, const char *name, int durable);
 /* Makes a rename in dirfd durable (fsync of the directory). */
 void backing_sync_dir(int dirfd);
+/* Takes a write lease on fd (on) or lets it go: taken only while no other open file
+ * description of the file exists, in this process or another; while it is held, whoever
+ * opens or truncates the file waits until it is let go. The kernel tells the holder with
+ * SIGIO, which the daemon ignores (fs/idle): the holder lets it go within the call it
+ * took it for. 0, or -errno (-EAGAIN: the file is open elsewhere; -EINVAL: no leases on
+ * that file system). */
+int backing_lease(int fd, int on);
 
 #endif

@@ -158,6 +158,42 @@ int commit_rewrite(b2fs_node *n)
     return commit_trimmed(n, 1, 1);
 }
 
+/* What a compaction in place may write while others wait to open the file. */
+#define IN_PLACE_MAX ((int64_t)16 << 20)
+
+int commit_compressed(b2fs_node *n)
+{
+    b2f_stat st;
+    if (n->frame)
+        b2f_stat_get(n->frame, &st);
+    if (n->fsynced || !n->frame || st.cbytes > IN_PLACE_MAX || backing_lease(n->fd, 1) < 0)
+        return commit_rewrite(n);
+    int leased = n->fd;
+    ino_t ino = n->ino;
+    int r = commit_node(n, 0);
+    int done = 0;
+    /* (another mount's compaction, renamed in before the lease, moves the node to the
+     * new file, which nobody leased: then the rewrite) */
+    if (r == 0 && n->ino == ino && (r = share_lock(n)) == 0) {
+        char err[200] = "";
+        if ((r = share_rebase_if_changed(n, 1)) == 0 && !n->changed &&
+            (done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, err, sizeof err)) < 0)
+            b2fs_log(LOG_WARNING, "%s: compaction in place failed: %s%s%s", n->path,
+                     b2f_strerror(done), err[0] ? ": " : "", err);
+        if (done > 0)
+            node_stamp(n);
+        share_unlock(n);
+    }
+    if (n->fd == leased && n->ino == ino)
+        backing_lease(n->fd, 0);
+    /* one that did not fit: the file holds the frame committed, with its stored chunks
+     * as dead space (one that failed holds the frame the node shows, old or compacted:
+     * compaction looks at it again at a later commit) */
+    if (r == 0 && done == 0)
+        replace_file(n, b2f_compact_into, "compression");
+    return r;
+}
+
 int commit_while_writing(b2fs_node *n)
 {
     return commit(n, 0, 0);

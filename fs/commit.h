@@ -1,7 +1,9 @@
 /* fs/commit: committing a node's staged changes to its backing file, in place (new data
  * after the old, then index, trailer and header: frame/'s crash-safe commit), either
  * while the caller waits or on a thread of its own behind a writer that goes on;
- * compaction when most of a file is dead space; and retiring nodes that leave the table.
+ * compaction when most of a file is dead space; a file compressed when idle compacted in
+ * its own file under a write lease, or into a new one; and retiring nodes that leave the
+ * table.
  *
  * Every commit takes the commit lock (fs/backing) and merges other mounts' commits first
  * (fs/share); a commit behind the writer holds the lock until its thread has written the
@@ -26,6 +28,14 @@ int commit_node(b2fs_node *n, int durable);
  * space) instead of after the old frame; in place when that cannot be done. Nothing
  * staged: nothing done. */
 int commit_rewrite(b2fs_node *n);
+/* For a file just compressed when idle (its compressed chunks staged, replacing stored
+ * ones): commit_rewrite's outcome, a compacted file, without its new file and fsyncs
+ * when the file was never fsynced through this mount, holds at most 16 MiB of compressed
+ * chunks (what others may wait for) and nothing else has it open (backing_lease): the
+ * chunks are committed in place, then the compacted frame is written over the dead space
+ * in front of them (b2f_compact_in_place), as durable as the commit at its close was.
+ * Otherwise commit_rewrite. */
+int commit_compressed(b2fs_node *n);
 /* commit_node for a writer that goes on (the memory the commit frees is kept for the
  * chunks it writes next). */
 int commit_while_writing(b2fs_node *n);

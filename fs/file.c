@@ -271,7 +271,7 @@ int file_commit(b2fs_node *n, int durable)
 int file_close(b2fs_node *n, int wrote)
 {
     pthread_rwlock_wrlock(&n->lock);
-    int r = wrote ? write_compress_small(n) : 0;
+    int r = wrote ? write_compress_small(n, !idle_behind()) : 0;
     if (r == 0 && n->small_new)
         idle_forget(n);   /* nothing left stored as it is */
     if (r == 0)

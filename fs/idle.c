@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,8 +17,8 @@
 #include "fs/write.h"
 
 /* Compressed bytes staged before they are committed. A file whose chunks compress into
- * less (most files) is rewritten once, and its stored bytes, renamed over before the
- * kernel wrote them back, mostly never reach the disk; a larger one is committed in place
+ * less (most files) is compacted once (fs/commit), and its stored bytes, overwritten or
+ * cut off before the kernel wrote them back, mostly never reach the disk; a larger one is committed in place
  * batch by batch (durably: what was stored may have been fsynced; its readers get in
  * between), and the rewrite at the end copies them. Staged, they count against
  * dirty_size like any uncommitted data. */
@@ -25,6 +26,9 @@
 /* Files waiting past this many (each entry keeps its file open): the one due first is
  * compressed at once. */
 #define IDLE_QUEUE_MAX 128
+/* Files waiting past this many: the thread is behind (idle_behind), and new small files
+ * are compressed by their closers again, so that the queue stays bounded. */
+#define IDLE_BEHIND (2 * IDLE_QUEUE_MAX)
 
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed; on
@@ -88,6 +92,14 @@ void idle_note(b2fs_node *n)
     pthread_mutex_unlock(&idle_lock);
 }
 
+int idle_behind(void)
+{
+    pthread_mutex_lock(&idle_lock);
+    int behind = queued >= IDLE_BEHIND;
+    pthread_mutex_unlock(&idle_lock);
+    return behind;
+}
+
 void idle_forget(b2fs_node *n)
 {
     pthread_mutex_lock(&idle_lock);
@@ -142,8 +154,9 @@ static void unmark_stored(b2fs_node *n)
 }
 
 /* Compresses what n stored as it is, unless a write came too recently (without force):
- * then returns 1 with *again, when to look again. */
-static int compress(b2fs_node *n, int force, struct timespec *again)
+ * then returns 1 with *again, when to look again. With hurry (unmount) on the workers,
+ * otherwise on this thread alone. */
+static int compress(b2fs_node *n, int force, int hurry, struct timespec *again)
 {
     pthread_rwlock_wrlock(&n->lock);
     /* (a .npy file written is an array by now, its chunks compressed as it became one) */
@@ -177,7 +190,7 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
         /* another mount's commits first: what is compressed is the file as it is now */
         r = share_rebase_if_changed(n, 1);
         if (r == 0)
-            r = write_compress_stored(n, &next, IDLE_BATCH);
+            r = write_compress_stored(n, &next, IDLE_BATCH, hurry);
         b2f_stat st;
         b2f_stat_get(n->frame, &st);
         int last = next >= st.nchunks;
@@ -188,7 +201,7 @@ static int compress(b2fs_node *n, int force, struct timespec *again)
             continue;
         }
         /* each of these takes the commit lock again and releases it */
-        r = last ? commit_rewrite(n) : commit_node(n, 1);
+        r = last ? commit_compressed(n) : commit_node(n, 1);
         if (last)
             break;
         pthread_rwlock_unlock(&n->lock);
@@ -244,10 +257,10 @@ static void *run(void *arg)
         *first = n->idle_next;
         queued--;
         n->idle_queued = 0;
-        int force = stopping || queued >= IDLE_QUEUE_MAX;
+        int force = stopping || queued >= IDLE_QUEUE_MAX, hurry = stopping;
         pthread_mutex_unlock(&idle_lock);
         struct timespec again;
-        int later = compress(n, force, &again);
+        int later = compress(n, force, hurry, &again);
         pthread_mutex_lock(&idle_lock);
         if (later && !n->idle_queued) {
             enqueue_locked(n, &again);   /* with the reference it had */
@@ -263,6 +276,9 @@ static void *run(void *arg)
 
 int idle_start(void)
 {
+    /* the kernel signals a break of the lease commit_compressed holds for a moment with
+     * SIGIO, which would end the process */
+    signal(SIGIO, SIG_IGN);
     pthread_condattr_t a;
     if (pthread_condattr_init(&a) != 0)
         return -ENOMEM;

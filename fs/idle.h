@@ -3,10 +3,14 @@
  * (n->defer; fs/write), which costs a copy instead of a codec pass: the writer runs at
  * the speed of the disk, not of zstd. Once the file has had no write for SECS seconds,
  * or at unmount, a thread of this module compresses those chunks with the file's own
- * parameters (filters chosen per chunk, as when written) and the file is rewritten
- * compacted into a new file renamed into place (fs/commit: commit_rewrite), as
- * compaction does: a crash leaves the stored file or the compressed one, both whole.
- * The chunks are compressed on the workers (fs/write: write_compress_stored). A file of
+ * parameters (filters chosen per chunk, as when written) and the file is compacted
+ * (fs/commit: commit_compressed): in its own file when nothing else has it open, or
+ * rewritten into a new file renamed into place, as compaction does. A crash leaves the
+ * stored frame or the compressed one, both whole. A new small file whose chunk compresses
+ * well is left stored at its close for this thread too (fs/write: write_compress_small),
+ * unless the thread is behind (idle_behind).
+ * The chunks are compressed on this thread, or at unmount on the workers (fs/write:
+ * write_compress_stored). A file of
  * more than IDLE_BATCH (256 MiB) of compressed chunks is committed in place batch by batch
  * first, its readers let in between; readers wait while a batch is made. A file whose
  * stored chunks are committed carries a mark of them in BACKING (fs/backing; set by
@@ -33,6 +37,9 @@ int idle_wanted(const b2fs_node *n);
 /* n stored a chunk as it is (caller holds n->lock, write): queued, if not already, to be
  * compressed once it is idle. */
 void idle_note(b2fs_node *n);
+/* Whether the thread is behind: so many files wait that a new small file had better be
+ * compressed by its closer (fs/file). */
+int idle_behind(void);
 /* n has nothing stored as it is any more (a new file of one chunk, compressed at its
  * close): it leaves the queue and its reference is dropped. Caller holds n->lock (write)
  * and a reference of its own. */

@@ -130,8 +130,9 @@ typedef struct b2fs_node {
                              * given to the file after its commit (fs/commit), shown by
                              * stat meanwhile; UTIME_OMIT: not set */
     int times_pending;      /* times_set is to be given (a change since drops it) */
-    int small_new;          /* compressed at its close as a new file of one chunk (fs/write):
-                             * it may become a plain file (fs/plain) */
+    int small_new;          /* made at its close as a new file of one chunk (fs/write:
+                             * compressed or stored then, not left for fs/idle): it may
+                             * become a plain file (fs/plain) */
     int fsynced;            /* a commit was made durable since the node opened (fs/file) */
     int plain;              /* the file became a plain file (fs/plain): changes through the
                              * node are refused (-ESTALE), nothing is committed */

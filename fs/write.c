@@ -494,7 +494,11 @@ static int idle_level(int clevel)
     return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
 }
 
-int write_compress_small(b2fs_node *n)
+/* What a new file of one chunk must be found to save (LZ4 on a sample) to be left for
+ * the idle thread: a few times what its frame costs beyond a plain file's bytes. */
+#define SMALL_DEFER_SAVING 1024
+
+int write_compress_small(b2fs_node *n, int may_leave)
 {
     if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
         n->size > (uint64_t)n->chunksize || n->ndirty != 1 || n->dirty[0].n != 0 || n->njobs)
@@ -504,6 +508,21 @@ int write_compress_small(b2fs_node *n)
     b2fs_dirty *d = &n->dirty[0];
     dirty_clear_to(d, (uint32_t)n->size);
     pick_typesize(n, d, (size_t)n->size);   /* first, with the file's own context */
+    /* one that compresses well is left stored as it is, like a bigger file's chunks, for
+     * the idle thread (fs/idle): the closer pays only for a trial on a sample. One that
+     * does not compress is stored now (no codec pass), one that may not save what a frame
+     * costs is compressed now: fs/plain may then make either a plain file at this close */
+    int saves = b2f_compresses(n->cctx, d->img, (size_t)n->size, SMALL_DEFER_SAVING);
+    if (may_leave && saves == B2_SAVES_MARGIN)
+        return 0;
+    if (saves == B2_SAVES_NOTHING) {
+        int r = flush_one(n, d, NULL);   /* stored, as n->defer still says */
+        n->defer = 0;
+        if (r == 0)
+            r = flush_end(n);
+        n->small_new = r == 0;
+        return r;
+    }
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better; the closer waits for this, so
      * a file of several blocks has them compressed on as many threads as there are workers
@@ -524,7 +543,7 @@ int write_compress_small(b2fs_node *n)
     return r;
 }
 
-int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers)
 {
     b2_frame *f = n->frame;
     b2f_stat st;
@@ -532,7 +551,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
     int level = idle_level(st.clevel);
     /* as many chunks at once as there are workers, and one more queued behind them */
     enum { MAX_AT_ONCE = 16 };
-    int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
+    int at_once = !on_workers ? 1 : wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
     recompress_task t[MAX_AT_ONCE];
     b2_cctx *ctx[MAX_AT_ONCE] = {NULL};   /* made on first use, one a task */
     recompress_batch b = {.pending = 0};
@@ -550,7 +569,13 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
-            x->cctx = ctx[k] ? ctx[k] : (ctx[k] = b2f_cctx_new_level(f, level, 0, 1));
+            /* a file of one chunk as write_compress_small would have compressed it */
+            x->cctx = ctx[k] ? ctx[k]
+                             : (ctx[k] = st.nchunks == 1
+                                             ? b2f_cctx_new_level(
+                                                   f, level, b2fs_cfg.params.cp.blocksize == 0,
+                                                   on_workers ? wpool_size() : 1)
+                                             : b2f_cctx_new_level(f, level, 0, 1));
             if (!x->raw || !x->cctx) {
                 free(x->raw);
                 r = -ENOMEM;
@@ -568,8 +593,11 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget)
             k++;
         }
         b.pending = k;
-        for (int i = 0; i < k; i++)
-            wpool_submit(&t[i].task);
+        if (k == 1)
+            recompress_run(&t[0].task);   /* (no hand-off for one) */
+        else
+            for (int i = 0; i < k; i++)
+                wpool_submit(&t[i].task);
         pthread_mutex_lock(&b.lock);
         while (b.pending)
             pthread_cond_wait(&b.cond, &b.lock);

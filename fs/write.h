@@ -40,14 +40,16 @@ int write_throttle(b2fs_node *n);
  * fs/idle) with the file's parameters, from chunk *next on, until about budget bytes of
  * compressed chunks are staged or the frame ends; *next is then where to go on (the
  * frame's chunk count: done). A chunk that does not compress stays as it is. Nothing is
- * committed. 0 or a negative code. */
-int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget);
+ * committed. On the workers, or (not on_workers) on the caller's thread alone. 0 or a
+ * negative code. */
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers);
 /* A file deferring its compression that is closed holding one chunk, none of it handed
  * to the frame yet (a new small file, not a .npy file, which becomes an array at its
- * close): that chunk is compressed now, at the level of
- * compression when idle, and the file no longer defers. Stored, then rewritten when idle,
- * it would cost a second file and two fsyncs, more than compressing it. 0 or -errno. */
-int write_compress_small(b2fs_node *n);
+ * close). With may_leave, a chunk found to compress well (a trial on a sample) is left
+ * stored, for fs/idle, as a bigger file's chunks are. Otherwise it is compressed now, at
+ * the level of compression when idle, and the file no longer defers (a chunk that does
+ * not compress, stored now, may then make it a plain file: fs/plain). 0 or -errno. */
+int write_compress_small(b2fs_node *n, int may_leave);
 /* The frame's parameters changed: contexts made for the old ones are dropped. */
 void write_params_changed(b2fs_node *n);
 

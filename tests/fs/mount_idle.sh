@@ -1,7 +1,8 @@
 #!/bin/bash
 # compress_idle: a new file's chunks are stored as written and compressed once the file
-# has had no write for a while, or at unmount; one that fits in one chunk is compressed
-# when it is closed. The stored file and the compressed one both
+# has had no write for a while, or at unmount, also one that fits in one chunk (in its own
+# file, unless another program has it open: into a new one). The stored file and the
+# compressed one both
 # read right and are valid frames; compression leaves no dead space and keeps the file's
 # time; readers during it read right; hard links, rewrites from nothing and .npy arrays
 # go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored);
@@ -17,6 +18,7 @@ get() { getfattr --absolute-names --only-values -n "user.blosc2.$1" "$2" 2>/dev/
 mtime() { stat -c %Y "$1"; }
 dead() { "$B2FRAME" info "$1" | sed -n 's/^dead_bytes: //p'; }
 size() { stat -c %s "$1"; }
+frames_ok() { for f; do frame_ok "$f" || return 1; done; }
 # a float32 series (compressible) of $2 MiB
 $PY -c "
 import struct, sys
@@ -56,18 +58,17 @@ check "8 MiB written, the file still open: most of it is in BACKING already" \
     sh -c "[ \$(stat -c %s '$BACK/open8.b2frame') -ge $((4 << 20)) ] && kill -0 $writer"
 wait $writer
 check "... and it reads back" cmp <(head -c $((8 << 20)) "$WORK/s48") "$MNT/open8"
-check "a new file of one chunk is compressed when closed, not stored" \
-    [ "$(size "$BACK/text.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
-check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/text")
+check "a new file of one chunk that compresses is stored when closed, for the idle thread" \
+    [ "$(get chunkfilters "$MNT/text")" = stored=1 ]
 check "... and reads back" cmp /usr/include/stdlib.h "$MNT/text"
-# one of several blocks (600 KB): compressed when closed too, its blocks on both workers
+# one of several blocks (600 KB) too
 cat "$top_srcdir"/docs/*.md "$top_srcdir"/fs/*.c | head -c 600000 >"$WORK/mid"
 cp "$WORK/mid" "$MNT/mid"
-check "a new file of one chunk and several blocks is compressed when closed" \
-    [ "$(size "$BACK/mid.b2frame")" -lt 300000 ]
-check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/mid")
+check "so is one of several blocks" [ "$(get chunkfilters "$MNT/mid")" = stored=1 ]
 check "... and reads back" cmp "$WORK/mid" "$MNT/mid"
 check "... in a valid frame" frame_ok "$BACK/mid.b2frame"
+ino_text=$(stat -c %i "$BACK/text.b2frame")
+ino_mid=$(stat -c %i "$BACK/mid.b2frame")
 touch -d "2020-01-02 03:04:05" "$MNT/s4"
 t_s4=$(mtime "$MNT/s4")
 unmount_b2fs
@@ -75,11 +76,19 @@ check "at unmount it is compressed" [ "$(size "$BACK/s4.b2frame")" -lt $(($(size
 check "... with no dead space left" [ "$(dead "$BACK/s4.b2frame")" = 0 ]
 check "... in a valid frame" frame_ok "$BACK/s4.b2frame"
 check "... the text too" [ "$(size "$BACK/text.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
+check "... and the file of several blocks" [ "$(size "$BACK/mid.b2frame")" -lt 300000 ]
+check "... both compacted where they were: the same files" \
+    [ "$(stat -c %i "$BACK/text.b2frame") $(stat -c %i "$BACK/mid.b2frame")" = "$ino_text $ino_mid" ]
+check "... with no dead space left" [ "$(dead "$BACK/text.b2frame") $(dead "$BACK/mid.b2frame")" = "0 0" ]
+check "... in valid frames" frames_ok "$BACK/text.b2frame" "$BACK/mid.b2frame"
 check "... no temporary file is left" not sh -c 'ls -A "$1" | grep -q "^\.b2fs-tmp"' sh "$BACK"
 mount_b2fs -o compress_idle=600 || { fail "remount"; finish; exit 1; }
 check "... its time is the one it had" [ "$(mtime "$MNT/s4")" = "$t_s4" ]
 check "... its chunks shuffled now" grep -Eq "^(shuffle|bitshuffle|shuffle,bytedelta)=4$" <(get chunkfilters "$MNT/s4")
 check "... and it reads back" cmp "$WORK/s4" "$MNT/s4"
+check "... the small files too, their chunks compressed" \
+    sh -c 'cmp /usr/include/stdlib.h "$1/text" && cmp "$2" "$1/mid"' sh "$MNT" "$WORK/mid"
+check "... with no chunk stored" not grep -q stored <(get chunkfilters "$MNT/text"; get chunkfilters "$MNT/mid")
 
 # 2. Written anew (truncated to nothing): stored again, compressed again
 cp "$WORK/s4" "$MNT/s4"
@@ -117,6 +126,30 @@ check "... every read meanwhile was right" [ "$bad" = 0 ]
 check "... and it reads back" cmp "$WORK/s48" "$MNT/s48"
 check "... in a valid frame" frame_ok "$BACK/s48.b2frame"
 check "... of less than half the room" [ "$(size "$BACK/s48.b2frame")" -lt $(($(size "$WORK/s48") / 2)) ]
+
+# A small file compressed while mounted: in its own file; when another program has the
+# backing file open (whose reads the bytes overwritten would break), into a new file
+cp /usr/include/stdlib.h "$MNT/small"
+cp /usr/include/stdlib.h "$MNT/held"
+ino_small=$(stat -c %i "$BACK/small.b2frame")
+ino_held=$(stat -c %i "$BACK/held.b2frame")
+size_held=$(size "$BACK/held.b2frame")
+exec 9<"$BACK/held.b2frame"
+for i in $(seq 1 50); do
+    grep -q stored <(get chunkfilters "$MNT/small"; get chunkfilters "$MNT/held") || break
+    sleep 0.1
+done
+check "a small file idle for compress_idle seconds is compressed while mounted" \
+    [ "$(size "$BACK/small.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
+check "... in its own file" [ "$(stat -c %i "$BACK/small.b2frame")" = "$ino_small" ]
+check "... which reads back" cmp /usr/include/stdlib.h "$MNT/small"
+check "one whose backing file is open elsewhere too" \
+    [ "$(size "$BACK/held.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
+check "... into a new file" [ "$(stat -c %i "$BACK/held.b2frame")" != "$ino_held" ]
+check "... while the one open is left as it was" [ "$(stat -L -c %s /dev/fd/9)" = "$size_held" ]
+exec 9<&-
+check "... which reads back" cmp /usr/include/stdlib.h "$MNT/held"
+check "... in valid frames" frames_ok "$BACK/small.b2frame" "$BACK/held.b2frame"
 
 # 5. Written in bursts with pauses longer than compress_idle: whatever came in each burst
 # reads back, and the file ends compressed
