@@ -6,7 +6,8 @@
 # read right and are valid frames; compression leaves no dead space and keeps the file's
 # time; readers during it read right; hard links, rewrites from nothing and .npy arrays
 # go through it; idle_clevel sets the level then (at least clevel; clevel 0 stays stored);
-# a file whose daemon was killed before it went idle is compressed after the next mount.
+# a file whose daemon was killed before it went idle is compressed after the next mount;
+# a daemon killed while small files are compacted leaves whole frames that read back.
 # Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
@@ -245,6 +246,33 @@ check "a file that does not compress loses the mark too (it stays stored)" \
     "$BACK/random.b2frame" "$WORK/random" "$MNT/random"
 unmount_b2fs
 check "killed.b2frame is a valid frame" frame_ok "$BACK/killed.b2frame"
+# 9. The daemon killed while small files are compressed and compacted in their own files
+# (at random moments, five times): every frame is whole and reads back, compressed or not
+mkdir -p "$WORK/hdr"
+ls /usr/include/*.h | head -300 | xargs -I{} cp {} "$WORK/hdr/"
+torn=0 unread=0 compressed=0
+for round in 1 2 3 4 5; do
+    mount_b2fs -o compress_idle=1 || { fail "mount, round $round"; break; }
+    cp -r "$WORK/hdr" "$MNT/k$round"
+    sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+    kill -KILL "$B2FS_PID"
+    wait "$B2FS_PID" 2>/dev/null
+    B2FS_PID=
+    fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null
+    for f in "$BACK/k$round"/*.b2frame; do
+        frame_ok "$f" || torn=$((torn + 1))
+        [ "$(dead "$f")" = 0 ] && compressed=$((compressed + 1))
+    done
+    mount_b2fs -o compress_idle=600 || { fail "remount, round $round"; break; }
+    for f in "$WORK/hdr"/*; do
+        cmp -s "$f" "$MNT/k$round/${f##*/}" || unread=$((unread + 1))
+    done
+    unmount_b2fs
+done
+echo "killed while compacting: $compressed frames compacted by then, $torn not whole, $unread read back different"
+check "killed while compacting small files: every frame is whole" [ "$torn" = 0 ]
+check "... and every file reads back" [ "$unread" = 0 ]
+check "... some of them compacted by then" [ "$compressed" -gt 0 ]
 check "b2fs --help tells of idle_clevel" grep -q "idle_clevel=N" <("$B2FS" --help)
 check "the daemon logged no error" not grep -Eq "error|failed|ThreadSanitizer" "$WORK/b2fs.log"
 finish
