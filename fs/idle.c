@@ -18,10 +18,10 @@
 
 /* Compressed bytes staged before they are committed. A file whose chunks compress into
  * less (most files) is compacted once (fs/commit), and its stored bytes, overwritten or
- * cut off before the kernel wrote them back, mostly never reach the disk; a larger one is committed in place
- * batch by batch (durably: what was stored may have been fsynced; its readers get in
- * between), and the rewrite at the end copies them. Staged, they count against
- * dirty_size like any uncommitted data. */
+ * cut off before the kernel wrote them back, mostly never reach the disk; a larger one is
+ * committed in place batch by batch (durably: what was stored may have been fsynced; its
+ * readers get in between), and the rewrite at the end copies them. Staged, they count
+ * against dirty_size like any uncommitted data. */
 #define IDLE_BATCH ((size_t)256 << 20)
 /* Files waiting past this many (each entry keeps its file open): the one due first is
  * compressed at once. */

@@ -2,10 +2,10 @@
  *
  * A new file of at most one chunk whose frame, made at its close (a chunk that does not
  * compress, or may save less than 1 KiB, is not left for compression when idle: fs/write),
- * takes at least as many bytes as its contents (a PNG icon, a small .gz: a frame costs about 240
- * bytes of header, index and trailer) is stored as the plain file NAME instead of NAME.b2frame
- * when its writer closes it (plain_small=on), so already compressed files cost what they
- * are. Its checksum goes with it: the hidden attribute user.b2fs.xxh3 holds the XXH3-128
+ * takes at least as many bytes as its contents (a PNG icon, a small .gz: a frame costs
+ * about 240 bytes of header, index and trailer) is stored as the plain file NAME instead
+ * of NAME.b2frame when its writer closes it (plain_small=on), so already compressed
+ * files cost what they are. Its checksum goes with it: the hidden attribute user.b2fs.xxh3 holds the XXH3-128
  * of its contents (checksums=on), checked when the file is opened for reading (damage
  * gives EIO and a log line, as a frame's chunk does); the first change through the mount
  * drops it, as the file is then the user's plain file.

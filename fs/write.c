@@ -549,9 +549,12 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
     b2f_stat st;
     b2f_stat_get(f, &st);
     int level = idle_level(st.clevel);
-    /* as many chunks at once as there are workers, and one more queued behind them */
+    /* as many chunks at once as there are workers, and one more queued behind them (without
+     * the workers: one at a time, on this thread) */
     enum { MAX_AT_ONCE = 16 };
-    int at_once = !on_workers ? 1 : wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
+    int at_once = wpool_size() + 1 < MAX_AT_ONCE ? wpool_size() + 1 : MAX_AT_ONCE;
+    if (!on_workers)
+        at_once = 1;
     recompress_task t[MAX_AT_ONCE];
     b2_cctx *ctx[MAX_AT_ONCE] = {NULL};   /* made on first use, one a task */
     recompress_batch b = {.pending = 0};

@@ -1361,7 +1361,8 @@ START_TEST(compact_in_place)
         uint8_t c[100];
         memset(c, 7, sizeof c);
         ck_assert_int_eq(b2f_resize(f, NULL, (uint64_t)m.len + 100), 0);
-        ck_assert_int_eq(b2f_update_chunk(f, NULL, (int64_t)(m.len / 32768), c, m.len % 32768 + 100), 0);
+        int64_t last = (int64_t)(m.len / 32768);
+        ck_assert_int_eq(b2f_update_chunk(f, NULL, last, c, m.len % 32768 + 100), 0);
         ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
         ck_assert(same_file(fd, before, before_len));
         b2f_close(f);
