@@ -230,10 +230,12 @@ int b2_cctx_choose_typesize(b2_cctx *ctx, const void *src, size_t nbytes);
 /* What data of nbytes at src would save through ctx, by the trial on a sample that
  * chooses filters (b2_cparams.choose; made with ctx's parameters whether it chooses or
  * not; reckoned with LZ4, which saves less than the entropy codecs): B2_SAVES_NOTHING
- * when it does not compress (b2_chunk_encode, choosing, would store it as it is) or ctx's
- * clevel is 0; B2_SAVES_LITTLE when it may save less than margin bytes, is too small to
- * tell, or ctx writes the Blosc1 format; B2_SAVES_MARGIN when it saves at least that, or
- * is text (which compresses: no trial) of at least margin bytes. Or a B2E_* code. */
+ * when it does not compress and ctx chooses (b2_chunk_encode would store it as it is
+ * without a codec pass), or ctx's clevel is 0; B2_SAVES_LITTLE when it may save less than
+ * margin bytes, is too small to tell, does not compress by the trial but ctx has a fixed
+ * pipeline (which its codec runs anyway), or ctx writes the Blosc1 format;
+ * B2_SAVES_MARGIN when it saves at least that, or is text (which compresses: no trial)
+ * of at least margin bytes. Or a B2E_* code. */
 enum { B2_SAVES_NOTHING, B2_SAVES_LITTLE, B2_SAVES_MARGIN };
 int b2_cctx_compresses(b2_cctx *ctx, const void *src, size_t nbytes, size_t margin);
 

@@ -405,15 +405,15 @@ int b2_cctx_compresses(b2_cctx *ctx, const void *src, size_t nbytes, size_t marg
     if (ctx->p.blosc1_format)
         return B2_SAVES_LITTLE;
     /* (the trial is the one that chooses filters: with a fixed pipeline it tells how
-     * well the data compresses all the same) */
+     * well the data compresses too) */
     b2_cparams chosen;
     int64_t estimate;
     int rc = b2_choose_params(&ctx->p, src, (int32_t)nbytes, &ctx->ws.w[0].cs, &chosen,
                               &estimate);
     if (rc < 0)
         return rc;
-    if (rc == 1)
-        return B2_SAVES_NOTHING;
+    if (rc == 1)   /* (a fixed pipeline goes through the codec all the same) */
+        return ctx->p.choose ? B2_SAVES_NOTHING : B2_SAVES_LITTLE;
     return nbytes < margin || (estimate >= 0 && (int64_t)nbytes - estimate < (int64_t)margin)
                ? B2_SAVES_LITTLE
                : B2_SAVES_MARGIN;
