@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs/backing.h"
@@ -160,37 +161,58 @@ int commit_rewrite(b2fs_node *n)
 
 /* What a compaction in place may write while others wait to open the file. */
 #define IN_PLACE_MAX ((int64_t)16 << 20)
+/* How recent the last write through this mount must be for the compaction in place: the
+ * kernel writes dirty pages back after 30 s (vm.dirty_expire_centisecs), so a file
+ * written since is most likely still in the page cache alone, and a crash of the machine
+ * loses it or keeps it whole, as it would any file written and not fsynced. An older one
+ * may be on the disk, which the rewrite (fsynced) never puts at risk. */
+#define IN_PLACE_WITHIN_S 20
+
+/* Whether n's contents were last written through this mount less than IN_PLACE_WITHIN_S
+ * seconds ago (not a file queued again after a daemon that died) and never fsynced. */
+static int fresh_unsynced(const b2fs_node *n)
+{
+    if (n->fsynced || (n->written.tv_sec == 0 && n->written.tv_nsec == 0))
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return now.tv_sec >= n->written.tv_sec && now.tv_sec - n->written.tv_sec < IN_PLACE_WITHIN_S;
+}
 
 int commit_compressed(b2fs_node *n)
 {
     b2f_stat st;
-    if (n->frame)
-        b2f_stat_get(n->frame, &st);
-    if (n->fsynced || !n->frame || st.cbytes > IN_PLACE_MAX || backing_lease(n->fd, 1) < 0)
+    if (!n->frame || !fresh_unsynced(n))
+        return commit_rewrite(n);
+    b2f_stat_get(n->frame, &st);
+    if (st.cbytes > IN_PLACE_MAX || backing_lease(n->fd, 1) < 0)
         return commit_rewrite(n);
     int leased = n->fd;
     ino_t ino = n->ino;
     int r = commit_node(n, 0);
-    int done = 0;
-    /* (another mount's compaction, renamed in before the lease, moves the node to the
-     * new file, which nobody leased: then the rewrite) */
-    if (r == 0 && n->ino == ino && (r = share_lock(n)) == 0) {
+    /* Compacted in its own file after that commit, as an optimisation: what fails here
+     * is logged and leaves a whole frame of the same contents. The commit may have
+     * compacted it into a new file already (more than half of it dead, at least 1 MiB),
+     * or moved the node to another mount's file: neither is leased, nor needs this. */
+    if (r == 0 && n->ino == ino && share_lock(n) == 0) {
         char err[200] = "";
-        if ((r = share_rebase_if_changed(n, 1)) == 0 && !n->changed &&
-            (done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, err, sizeof err)) < 0)
+        int done = 0;
+        if (share_rebase_if_changed(n, 1) == 0 && n->ino == ino && !n->changed) {
+            done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, err, sizeof err);
+            if (done == 0)   /* did not fit: a new file, as commit_rewrite makes */
+                replace_file(n, b2f_compact_into, "compression");
+        }
+        if (done < 0) {
             b2fs_log(LOG_WARNING, "%s: compaction in place failed: %s%s%s", n->path,
                      b2f_strerror(done), err[0] ? ": " : "", err);
-        if (done > 0)
+            n->bsize = -1;   /* it may hold the compacted frame: read again at the next look */
+        } else {
             node_stamp(n);
-        share_unlock(n);
+        }
+        share_unlock(n);   /* (after a rewrite, the new file's lock) */
     }
     if (n->fd == leased && n->ino == ino)
         backing_lease(n->fd, 0);
-    /* one that did not fit: the file holds the frame committed, with its stored chunks
-     * as dead space (one that failed holds the frame the node shows, old or compacted:
-     * compaction looks at it again at a later commit) */
-    if (r == 0 && done == 0)
-        replace_file(n, b2f_compact_into, "compression");
     return r;
 }
 

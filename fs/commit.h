@@ -30,8 +30,9 @@ int commit_node(b2fs_node *n, int durable);
 int commit_rewrite(b2fs_node *n);
 /* For a file just compressed when idle (its compressed chunks staged, replacing stored
  * ones): commit_rewrite's outcome, a compacted file, without its new file and fsyncs
- * when the file was never fsynced through this mount, holds at most 16 MiB of compressed
- * chunks (what others may wait for) and nothing else has it open (backing_lease): the
+ * when the file was written through this mount in the last 20 s (most likely still in
+ * the page cache alone) and never fsynced, holds at most 16 MiB of compressed chunks
+ * (what others may wait for) and nothing else has it open (backing_lease): the
  * chunks are committed in place, then the compacted frame is written over the dead space
  * in front of them (b2f_compact_in_place), as durable as the commit at its close was.
  * Otherwise commit_rewrite. */

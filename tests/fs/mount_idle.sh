@@ -152,6 +152,43 @@ exec 9<&-
 check "... which reads back" cmp /usr/include/stdlib.h "$MNT/held"
 check "... in valid frames" frames_ok "$BACK/small.b2frame" "$BACK/held.b2frame"
 
+# A file of one whole chunk (1 MiB of text): once its compressed chunk is committed more
+# than half of it is dead, and that commit compacts it into a new file; nothing after
+# that may keep the new file's commit lock, or a second mount's commit to it waits forever
+$PY -c "
+import sys
+d = b''.join(open(f, 'rb').read() for f in sys.argv[1:])
+sys.stdout.buffer.write((d * (2 + (1 << 20) // len(d)))[:1 << 20])
+" "$top_srcdir"/fs/*.c >"$WORK/whole"
+cp "$WORK/whole" "$MNT/whole"
+for i in $(seq 1 50); do
+    grep -q stored <(get chunkfilters "$MNT/whole") || break
+    sleep 0.1
+done
+check "a file of one whole chunk is compressed while mounted" \
+    [ "$(size "$BACK/whole.b2frame")" -lt $((1 << 19)) ]
+check "... with no dead space" [ "$(dead "$BACK/whole.b2frame")" = 0 ]
+mkdir -p "$WORK/mnt2"
+"$B2FS" -f "$BACK" "$WORK/mnt2" 2>>"$WORK/b2fs.log" &
+pid2=$!
+for i in $(seq 1 100); do grep -q " $WORK/mnt2 fuse.b2fs " /proc/mounts && break; sleep 0.05; done
+# (a writer stuck in the second mount's commit cannot be killed: its daemon is, after 10 s)
+printf tail >>"$WORK/mnt2/whole" &
+appender=$!
+for i in $(seq 1 100); do kill -0 "$appender" 2>/dev/null || break; sleep 0.1; done
+check "... and a second mount writes to it at once (no commit lock left held)" \
+    not kill -0 "$appender" 2>/dev/null
+kill -0 "$appender" 2>/dev/null && kill -KILL "$pid2"
+wait "$appender" 2>/dev/null
+fusermount3 -u "$WORK/mnt2" 2>/dev/null || fusermount3 -uz "$WORK/mnt2"
+wait "$pid2" 2>/dev/null
+# (this mount looks for other mounts' commits at most once a second)
+for i in $(seq 1 50); do
+    cmp -s <(cat "$WORK/whole"; printf tail) "$MNT/whole" && break
+    sleep 0.1
+done
+check "... which the first mount reads" cmp <(cat "$WORK/whole"; printf tail) "$MNT/whole"
+
 # 5. Written in bursts with pauses longer than compress_idle: whatever came in each burst
 # reads back, and the file ends compressed
 : >"$WORK/bursts"
