@@ -515,27 +515,22 @@ int write_compress_small(b2fs_node *n, int may_leave)
     int saves = b2f_compresses(n->cctx, d->img, (size_t)n->size, SMALL_DEFER_SAVING);
     if (may_leave && saves == B2_SAVES_MARGIN)
         return 0;
-    if (saves == B2_SAVES_NOTHING) {
-        int r = flush_one(n, d, NULL);   /* stored, as n->defer still says */
-        n->defer = 0;
-        if (r == 0)
-            r = flush_end(n);
-        n->small_new = r == 0;
-        return r;
-    }
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better; the closer waits for this, so
      * a file of several blocks has them compressed on as many threads as there are workers
      * (the codec starts none for a file of one block) */
-    b2f_stat st;
-    b2f_stat_get(n->frame, &st);
-    b2_cctx *c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
-                                    b2fs_cfg.params.cp.blocksize == 0,
-                                    wpool_size());
-    if (!c)
-        return 0;   /* stays deferred */
-    n->defer = 0;
+    b2_cctx *c = NULL;   /* none: stored, as n->defer says while flush_one runs */
+    if (saves != B2_SAVES_NOTHING) {
+        b2f_stat st;
+        b2f_stat_get(n->frame, &st);
+        c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
+                               b2fs_cfg.params.cp.blocksize == 0, wpool_size());
+        if (!c)
+            return 0;   /* stays deferred */
+        n->defer = 0;
+    }
     int r = flush_one(n, d, c);
+    n->defer = 0;
     b2_cctx_free(c);
     if (r == 0)
         r = flush_end(n);
