@@ -41,6 +41,7 @@ static void *worker_main(void *v)
 {
     worker_arg *wa = v;
     b2_pool *p = wa->p;
+    pthread_setname_np(pthread_self(), "b2-codec");
     int id = wa->id;
     free(wa);
     unsigned long seen = 0;

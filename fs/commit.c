@@ -239,6 +239,7 @@ struct b2fs_commit_behind {
 static void *run(void *arg)
 {
     b2fs_commit_behind *b = arg;
+    pthread_setname_np(pthread_self(), "b2fs-commit");
     b->rc = b2f_pending_write(b->p, b->err, sizeof b->err);
     b->st_ok = fstat(b->fd, &b->st) == 0;
     b->unlock_rc = backing_unlock(b->fd);

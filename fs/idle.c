@@ -230,6 +230,7 @@ static int compress(b2fs_node *n, int force, int hurry, struct timespec *again)
 static void *run(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "b2fs-idle");
     pthread_mutex_lock(&idle_lock);
     for (;;) {
         if (!queue) {

@@ -67,6 +67,7 @@ static void store(item *it)
 static void *pusher(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "b2fs-push");
     pthread_mutex_lock(&push_lock);
     for (;;) {
         while (!head && !stopping)

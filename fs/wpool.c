@@ -13,6 +13,7 @@ static pthread_t workers[64];
 static void *worker_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "b2fs-work");
     pthread_mutex_lock(&qlock);
     for (;;) {
         while (!qhead && !stopping)
