@@ -1,7 +1,6 @@
 /* b2fs [options] BACKING MOUNTPOINT */
 #include <errno.h>
 #include <fuse_lowlevel.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "fs/backing.h"
 #include "fs/ll.h"
+#include "fs/loop.h"
 #include "fs/options.h"
 #include "fs/push.h"
 
@@ -30,20 +30,10 @@ static int serve(struct fuse_args *args)
     fuse_daemonize(o.foreground);
     if (push_start(se) != 0)   /* (after daemonizing: its thread would not survive the fork) */
         b2fs_cfg.push_blocks = 0;
-    if (o.singlethread) {
+    if (o.singlethread)
         r = fuse_session_loop(se);
-    } else {
-        struct fuse_loop_config *lc = fuse_loop_cfg_create();
-        if (lc) {
-            fuse_loop_cfg_set_clone_fd(lc, (unsigned)o.clone_fd);
-            /* (libfuse 3.14 warns when the idle thread count is left unset) */
-            fuse_loop_cfg_set_idle_threads(lc, o.max_idle_threads == UINT_MAX
-                                                    ? 10 : o.max_idle_threads);
-            fuse_loop_cfg_set_max_threads(lc, o.max_threads);
-            r = fuse_session_loop_mt(se, lc);
-            fuse_loop_cfg_destroy(lc);
-        }
-    }
+    else
+        r = loop_serve(se, o.max_threads);
     r = r != 0;
     push_stop();
     fuse_session_unmount(se);

@@ -113,6 +113,8 @@ static const char usage_text[] =
     "    -f                 stay in the foreground (logs on stderr; else syslog)\n"
     "    -d, -o debug       foreground with FUSE debug output\n"
     "    -s                 single-threaded\n"
+    "    -o max_threads=N   threads serving requests, at most (10): one serves them\n"
+    "                       while they are quick; one taking over 2 ms brings another\n"
     "    -o allow_other     let other users in\n"
     "    -o default_permissions  let the kernel check permissions\n"
     "    -h, --help         this text\n"

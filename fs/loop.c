@@ -1,0 +1,173 @@
+/* The request loop: one reading thread, more only while requests are slow (loop.h). */
+#include "fs/loop.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* With no request taken for this long, the watcher sleeps until one is. */
+#define WATCH_IDLE_NS 1000000000LL
+/* and wakes this often anyway, to see a session a signal ended on another thread. */
+#define WATCH_ASLEEP_NS 1000000000LL
+#define MAX_LANES 4096
+
+static struct {
+    struct fuse_session *se;
+    pthread_mutex_t lock;
+    pthread_cond_t more;     /* a waiting thread is wanted for reading, or stop */
+    sem_t tick;              /* wakes the watcher: a request after a sleep, or the end */
+    /* under lock: */
+    unsigned max, nthreads;  /* threads allowed, made (each in lanes[]) */
+    pthread_t *lanes;
+    unsigned reading;        /* threads reading the device */
+    unsigned serving;        /* threads serving a request */
+    unsigned waiting;        /* threads waiting on more */
+    unsigned called;         /* of those, how many the watcher has sent to reading */
+    int64_t last_take;       /* when a request was last taken (ns, CLOCK_MONOTONIC) */
+    int asleep;              /* the watcher sleeps until a request is taken */
+    int stop;
+    int error;               /* a failed read of the device: -errno */
+} L = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* (L.lock held) */
+static void end_locked(int error)
+{
+    if (error && !L.error)
+        L.error = error;
+    if (!L.stop) {
+        L.stop = 1;
+        pthread_cond_broadcast(&L.more);
+        sem_post(&L.tick);
+    }
+}
+
+static void free_buf(void *buf)
+{
+    free(((struct fuse_buf *)buf)->mem);
+}
+
+static void *lane(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), LOOP_THREAD_NAME);
+    struct fuse_buf buf = {.mem = NULL};
+    pthread_cleanup_push(free_buf, &buf);
+    pthread_mutex_lock(&L.lock);
+    for (;;) {
+        while (!L.stop && L.reading > 0 && L.called == 0) {
+            L.waiting++;
+            pthread_cond_wait(&L.more, &L.lock);
+            L.waiting--;
+        }
+        if (L.called > 0)
+            L.called--;
+        if (L.stop)
+            break;
+        L.reading++;
+        pthread_mutex_unlock(&L.lock);
+        /* cancelled only here, blocked in the device's read, at the end (loop_serve) */
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+        int r = fuse_session_receive_buf(L.se, &buf);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        pthread_mutex_lock(&L.lock);
+        L.reading--;
+        if (fuse_session_exited(L.se) || (r <= 0 && r != -EINTR)) {
+            end_locked(r < 0 && r != -EINTR ? r : 0);
+            break;
+        }
+        if (r == -EINTR)
+            continue;
+        L.last_take = now_ns();
+        L.serving++;
+        if (L.asleep) {
+            L.asleep = 0;
+            sem_post(&L.tick);
+        }
+        pthread_mutex_unlock(&L.lock);
+        fuse_session_process_buf(L.se, &buf);
+        pthread_mutex_lock(&L.lock);
+        L.serving--;
+    }
+    pthread_mutex_unlock(&L.lock);
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+/* One more thread to reading: a waiting one, else a new one. (L.lock held) 0 or -errno. */
+static int add_lane_locked(void)
+{
+    if (L.waiting > L.called) {
+        L.called++;
+        pthread_cond_signal(&L.more);
+        return 0;
+    }
+    if (L.nthreads >= L.max)
+        return 0;
+    /* lanes take no signals: they come to the watcher, whose sleep they end */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int r = pthread_create(&L.lanes[L.nthreads], NULL, lane, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r)
+        return -r;
+    L.nthreads++;
+    return 0;
+}
+
+static struct timespec deadline(int64_t ns)
+{
+    int64_t t = now_ns() + ns;
+    struct timespec d;
+    d.tv_sec = (time_t)(t / 1000000000LL);
+    d.tv_nsec = (long)(t % 1000000000LL);
+    return d;
+}
+
+int loop_serve(struct fuse_session *se, unsigned max_threads)
+{
+    L.se = se;
+    L.max = max_threads < 1 ? 1 : max_threads > MAX_LANES ? MAX_LANES : max_threads;
+    L.lanes = calloc(L.max, sizeof *L.lanes);
+    if (!L.lanes || sem_init(&L.tick, 0, 0) != 0) {
+        free(L.lanes);
+        return -ENOMEM;
+    }
+    pthread_mutex_lock(&L.lock);
+    L.last_take = now_ns();
+    int r = add_lane_locked();
+    while (r == 0 && !L.stop && !fuse_session_exited(se)) {
+        int64_t t = now_ns();
+        L.asleep = L.serving == 0 && t - L.last_take > WATCH_IDLE_NS;
+        int64_t wait = L.asleep ? WATCH_ASLEEP_NS : (int64_t)LOOP_SLOW_US * 1000;
+        pthread_mutex_unlock(&L.lock);
+        struct timespec until = deadline(wait);
+        sem_clockwait(&L.tick, CLOCK_MONOTONIC, &until);   /* a post, a signal or the time */
+        pthread_mutex_lock(&L.lock);
+        if (!L.stop && L.reading == 0 && L.serving > 0 &&
+            now_ns() - L.last_take >= (int64_t)LOOP_SLOW_US * 1000)
+            r = add_lane_locked();
+    }
+    end_locked(0);
+    for (unsigned i = 0; i < L.nthreads; i++)
+        pthread_cancel(L.lanes[i]);   /* takes effect only in a read of the device */
+    unsigned n = L.nthreads;
+    pthread_mutex_unlock(&L.lock);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(L.lanes[i], NULL);
+    free(L.lanes);
+    sem_destroy(&L.tick);
+    fuse_session_reset(se);
+    return r < 0 ? r : L.error;
+}
