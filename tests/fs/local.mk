@@ -46,7 +46,8 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_idle.sh \
 	tests/fs/mount_plain.sh \
 	tests/fs/mount_locks.sh \
-	tests/fs/mount_paths.sh
+	tests/fs/mount_paths.sh \
+	tests/fs/mount_loop.sh
 TESTS += $(FS_MOUNT_TESTS)
 # preloaded into b2fs by mount_locks.sh: an fcntl without OFD locks; by mount_paths.sh: a
 # syscall without openat2 (shared objects, built without the sanitizers of the tree)
