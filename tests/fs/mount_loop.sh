@@ -7,9 +7,10 @@
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
 
-HOLD=4   # seconds a lease is held
+HOLD=6   # seconds a lease is held
 
 # lease_hold FILE...: takes a write lease on each file, says "held", keeps them HOLD s
+# (started in the background; wait_held waits for the word, or says why it did not come)
 lease_hold() {
     /usr/bin/python3 - "$HOLD" "$@" <<'PY'
 import fcntl, os, signal, sys, time
@@ -20,6 +21,18 @@ for fd in fds:
 print("held", flush=True)
 time.sleep(float(sys.argv[1]))
 PY
+}
+# wait_held OUT PID: 0 once the holder PID wrote "held" to OUT (its stderr in OUT.err)
+wait_held() {
+    local i
+    for i in $(seq 1 600); do
+        grep -q held "$1" 2>/dev/null && return 0
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.05
+    done
+    grep -q held "$1" 2>/dev/null && return 0
+    echo "the leases were not taken: $(cat "$1.err" 2>/dev/null)"
+    return 1
 }
 
 # elapsed CMD...: runs CMD, prints its wall time in ms
@@ -32,11 +45,13 @@ elapsed() {
 # slow_opens N: N cats of leased files blocked in the daemon; then a stat, a listing and a
 # read of other files must each take less than a second while all N still wait
 slow_opens() {
-    local n=$1 i pids=() out="$WORK/slow.$n"
+    local n=$1
+    local i pids=() out="$WORK/slow.$n"
+    : > "$out.lease"
     for i in $(seq 1 "$n"); do printf 'leased %s\n' "$i" > "$BACK/leased$n.$i"; done
-    lease_hold $(for i in $(seq 1 "$n"); do echo "$BACK/leased$n.$i"; done) > "$out.lease" &
+    lease_hold $(for i in $(seq 1 "$n"); do echo "$BACK/leased$n.$i"; done) > "$out.lease" 2> "$out.lease.err" &
     local holder=$!
-    for i in $(seq 1 50); do grep -q held "$out.lease" 2>/dev/null && break; sleep 0.05; done
+    wait_held "$out.lease" "$holder" || return 2
     for i in $(seq 1 "$n"); do cat "$MNT/leased$n.$i" > "$out.cat$i" & pids+=($!); done
     sleep 0.5
     local t_stat t_ls t_cat waiting=0
@@ -102,9 +117,9 @@ unmount_b2fs
 # until the lease goes: what the checks above would see without the watcher
 mount_b2fs -o max_threads=1 || { fail "mount"; finish; exit 1; }
 printf 'leased 1\n' > "$BACK/leased-one"
-lease_hold "$BACK/leased-one" > "$WORK/one.lease" &
+lease_hold "$BACK/leased-one" > "$WORK/one.lease" 2> "$WORK/one.lease.err" &
 holder=$!
-for i in $(seq 1 50); do grep -q held "$WORK/one.lease" 2>/dev/null && break; sleep 0.05; done
+wait_held "$WORK/one.lease" "$holder" || fail "the lease for max_threads=1"
 cat "$MNT/leased-one" > /dev/null &
 reader=$!
 sleep 0.5
