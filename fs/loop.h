@@ -4,7 +4,7 @@
  * which wait for one another, go to the same thread. With libfuse's own loop every idle
  * thread waits on the device and the kernel hands each request to the one that has
  * waited longest: a `cp -r` of small files, whose requests take tens of microseconds,
- * woke another thread, mostly on the other processor, for each of its six requests a
+ * woke another thread, often on the other processor, for each of its six requests a
  * file, and spent more time in those wakeups than in b2fs.
  *
  * A slow request (an fsync, a decode of a big chunk, an open waiting for a lease) must
@@ -15,8 +15,8 @@
  * whatever waits for a request (as another thread's request, in the kernel), as many as
  * libfuse's loop would have given.
  *
- * Owns: its threads and the counts below (loop_lock; the watcher polls while requests
- * come, and sleeps once none has come for a second). Calls: libfuse only. */
+ * Owns: its threads and their counts (under its mutex, a leaf lock; the watcher polls
+ * while requests come, and sleeps once none has come for a second). Calls: libfuse only. */
 #ifndef B2FS_LOOP_H
 #define B2FS_LOOP_H
 
