@@ -14,6 +14,7 @@
 /* and wakes this often anyway, to see a session a signal ended on another thread. */
 #define WATCH_ASLEEP_NS 1000000000LL
 #define MAX_LANES 4096
+#define SLOW_NS ((int64_t)LOOP_SLOW_US * 1000)
 
 static struct {
     struct fuse_session *se;
@@ -150,13 +151,12 @@ int loop_serve(struct fuse_session *se, unsigned max_threads)
     while (r == 0 && !L.stop && !fuse_session_exited(se)) {
         int64_t t = now_ns();
         L.asleep = L.serving == 0 && t - L.last_take > WATCH_IDLE_NS;
-        int64_t wait = L.asleep ? WATCH_ASLEEP_NS : (int64_t)LOOP_SLOW_US * 1000;
+        int64_t wait = L.asleep ? WATCH_ASLEEP_NS : SLOW_NS;
         pthread_mutex_unlock(&L.lock);
         struct timespec until = deadline(wait);
         sem_clockwait(&L.tick, CLOCK_MONOTONIC, &until);   /* a post, a signal or the time */
         pthread_mutex_lock(&L.lock);
-        if (!L.stop && L.reading == 0 && L.serving > 0 &&
-            now_ns() - L.last_take >= (int64_t)LOOP_SLOW_US * 1000)
+        if (!L.stop && L.reading == 0 && L.serving > 0 && now_ns() - L.last_take >= SLOW_NS)
             r = add_lane_locked();
     }
     end_locked(0);
