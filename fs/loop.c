@@ -2,7 +2,10 @@
 #include "fs/loop.h"
 
 #include <errno.h>
+#include <linux/fuse.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -15,6 +18,10 @@
 #define WATCH_ASLEEP_NS 1000000000LL
 #define MAX_LANES 4096
 #define SLOW_NS ((int64_t)LOOP_SLOW_US * 1000)
+#define SPIN_NS ((int64_t)LOOP_SPIN_US * 1000)
+/* hits and writes are shares of HIT_ONE; each request moves them an eighth of the way to
+ * 0 or HIT_ONE */
+#define HIT_ONE 1024
 
 static struct {
     struct fuse_session *se;
@@ -29,6 +36,11 @@ static struct {
     unsigned waiting;        /* threads waiting on more */
     unsigned called;         /* of those, how many the watcher has sent to reading */
     int64_t last_take;       /* when a request was last taken (ns, CLOCK_MONOTONIC) */
+    int hits;                /* how many of the last requests came within SPIN_NS of a
+                              * thread ready to read them (moving share of HIT_ONE) */
+    int writes;              /* how many of the last requests made or wrote a file
+                              * (CREATE, WRITE; moving share of HIT_ONE) */
+    int64_t served_avg;      /* how long a request takes to serve (ns, moving average) */
     int asleep;              /* the watcher sleeps until a request is taken */
     int stop;
     int error;               /* a failed read of the device: -errno */
@@ -58,6 +70,28 @@ static void free_buf(void *buf)
     free(((struct fuse_buf *)buf)->mem);
 }
 
+/* Whether the request in buf creates or writes a file: a request in a pipe is a large
+ * WRITE (libfuse reads every other into memory). */
+static int is_write(const struct fuse_buf *buf)
+{
+    if (buf->flags & FUSE_BUF_IS_FD)
+        return 1;
+    if (buf->size < sizeof(struct fuse_in_header))
+        return 0;
+    uint32_t op = ((const struct fuse_in_header *)buf->mem)->opcode;
+    return op == FUSE_CREATE || op == FUSE_WRITE;
+}
+
+/* Polls the device until a request waits, for at most SPIN_NS, giving the processor to
+ * any other thread that wants it between polls. */
+static void spin(void)
+{
+    struct pollfd p = {.fd = fuse_session_fd(L.se), .events = POLLIN};
+    int64_t until = now_ns() + SPIN_NS;
+    while (poll(&p, 1, 0) == 0 && now_ns() < until)
+        sched_yield();
+}
+
 static void *lane(void *arg)
 {
     (void)arg;
@@ -76,7 +110,12 @@ static void *lane(void *arg)
         if (L.stop)
             break;
         L.reading++;
+        int spinning = L.writes * 8 >= HIT_ONE && L.hits * 2 >= HIT_ONE &&
+                       L.served_avg < SPIN_NS;
         pthread_mutex_unlock(&L.lock);
+        int64_t ready = now_ns();
+        if (spinning)
+            spin();
         /* cancelled only here, blocked in the device's read, at the end (loop_serve) */
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
         int r = fuse_session_receive_buf(L.se, &buf);
@@ -89,7 +128,9 @@ static void *lane(void *arg)
         }
         if (r == -EINTR)
             continue;
-        L.last_take = now_ns();
+        int64_t took = L.last_take = now_ns();
+        L.hits += ((took - ready <= SPIN_NS ? HIT_ONE : 0) - L.hits) / 8;
+        L.writes += ((is_write(&buf) ? HIT_ONE : 0) - L.writes) / 8;
         L.serving++;
         if (L.asleep) {
             L.asleep = 0;
@@ -97,7 +138,9 @@ static void *lane(void *arg)
         }
         pthread_mutex_unlock(&L.lock);
         fuse_session_process_buf(L.se, &buf);
+        int64_t served = now_ns() - took;
         pthread_mutex_lock(&L.lock);
+        L.served_avg += (served - L.served_avg) / 8;
         L.serving--;
     }
     pthread_mutex_unlock(&L.lock);

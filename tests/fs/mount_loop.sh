@@ -111,6 +111,14 @@ PID=$B2FS_PID
 cp -r "$WORK/src" "$MNT/copy2"
 echo "request threads after cp -r of 300 files on a fresh mount: $(lanes)"
 check "cp -r of 300 files on a fresh mount read back" diff -r "$WORK/src" "$MNT/copy2"
+# While a program writes files with quick requests (this copy), the reading thread polls
+# the device for a moment (LOOP_SPIN_US) before it sleeps; with none coming it sleeps:
+# idle, the request threads use no processor.
+lane_ns() { lane_times | awk '{t += $2} END {print t + 0}'; }
+sleep 0.3
+c0=$(lane_ns); sleep 1; c1=$(lane_ns)
+echo "request threads' processor time in the second after the copy: $(((c1 - c0) / 1000)) us"
+check "idle, the request threads use under 5 ms of processor time a second" test $((c1 - c0)) -lt 5000000
 unmount_b2fs
 
 # the same slow open with one request thread allowed (-o max_threads=1) holds the stat up
