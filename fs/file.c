@@ -268,24 +268,33 @@ int file_commit(b2fs_node *n, int durable)
     return r;
 }
 
-int file_close(b2fs_node *n, int wrote)
+int file_close(b2fs_node *n, int wrote, int *plain_fd)
 {
     pthread_rwlock_wrlock(&n->lock);
-    int r = wrote ? write_compress_small(n, !idle_behind()) : 0;
+    int plain_first = plain_fd && b2fs_cfg.plain_small;
+    int r = wrote ? write_compress_small(n, !idle_behind(), plain_first) : 0;
+    if (r == WRITE_SMALL_PLAIN) {
+        /* a chunk that does not compress: its bytes go to a plain file as they are (the
+         * idle thread's reference first: the swap wants the handle's alone) */
+        idle_forget(n);
+        r = plain_store(n, 1, plain_fd);
+        if (r == 1 || n->plain) {
+            pthread_rwlock_unlock(&n->lock);
+            /* (stored, but no descriptor for the handle: logged, and the file is whole) */
+            return r == 1 || r == B2F_EDAMAGED ? r : 0;
+        }
+        r = write_compress_small(n, 0, 0);   /* it stays a frame: stored in it */
+    }
     if (r == 0 && n->small_new)
         idle_forget(n);   /* nothing left stored as it is */
     if (r == 0)
         r = commit_node(n, 0);
     if (r == 0 && wrote)
         r = rechunk_npy_to_array(n);
-    pthread_rwlock_unlock(&n->lock);
-    return r;
-}
-
-int file_to_plain(b2fs_node *n, int *fd)
-{
-    pthread_rwlock_wrlock(&n->lock);
-    int r = plain_store(n, fd);
+    /* (a failure was logged, and the file is whole as a frame, or its bytes are all in
+     * the plain file (n->plain): the close succeeds) */
+    if (r == 0 && wrote && plain_fd && plain_store(n, 0, plain_fd) == 1)
+        r = 1;
     pthread_rwlock_unlock(&n->lock);
     return r;
 }

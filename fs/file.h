@@ -41,13 +41,11 @@ off_t file_seek(b2fs_node *n, off_t off, int whence);
 int file_commit(b2fs_node *n, int durable);
 /* Commits at a close of a handle (flush, and release for writes through a mapping after
  * it); after a handle that wrote, a .npy file written as STEM.b2nd becomes the array
- * frame it holds (fs/rechunk). */
-int file_close(b2fs_node *n, int wrote);
+ * frame it holds (fs/rechunk). With plain_fd (the close of a writer that is the node's
+ * only user), a small file its frame does not make smaller becomes a plain file
+ * (fs/plain): 1 with the plain file open in *plain_fd. Else 0 or a negative code. */
+int file_close(b2fs_node *n, int wrote, int *plain_fd);
 /* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
-/* After the close of a writer that is the node's only user: stores a small file its
- * frame does not make smaller as a plain file (fs/plain). 1 with its fd in *fd, 0 when
- * it stays a frame, or a negative code. */
-int file_to_plain(b2fs_node *n, int *fd);
 int file_utimens(b2fs_node *n, const struct timespec tv[2]);
 int file_chmod(b2fs_node *n, mode_t mode);
 int file_chown(b2fs_node *n, uid_t uid, gid_t gid);

@@ -409,7 +409,8 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
     return r;
 }
 
-int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len)
+int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len,
+                       off_t old_size)
 {
     struct stat st;
     pthread_mutex_lock(&table_lock);
@@ -428,7 +429,7 @@ int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t 
          * to them: truncated to 0 first, ext4 would write the file out at its close */
         changed = 1;
         r = b2f_pwrite_all(n->fd, buf, len, 0);
-        if (r == 0 && ftruncate(n->fd, (off_t)len) < 0)
+        if (r == 0 && old_size > (off_t)len && ftruncate(n->fd, (off_t)len) < 0)
             r = -errno;
         if (r == 0 && unlinkat(n->dirfd, n->name, 0) < 0)
             r = -errno;

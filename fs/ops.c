@@ -585,12 +585,13 @@ int ops_flush(struct fuse_file_info *fi)
     /* close(2) waits for this, not for the release: an array stored at the close of its
      * writer is one when close returns, and so is a plain file, before the writer's next
      * call (a rename, as rsync makes) */
-    int wrote = __atomic_load_n(&h->wrote, __ATOMIC_RELAXED);
-    int r = file_close(h->node, wrote), fd;
-    if (r == 0 && wrote && file_to_plain(h->node, &fd) == 1) {
+    int wrote = __atomic_load_n(&h->wrote, __ATOMIC_RELAXED), fd;
+    int r = file_close(h->node, wrote, wrote ? &fd : NULL);
+    if (r == 1) {
         h->fd = fd;
         __atomic_store_n(&h->sealed, b2fs_cfg.checksums, __ATOMIC_RELAXED);
         __atomic_store_n(&h->kind, B2FS_PLAIN, __ATOMIC_RELEASE);
+        r = 0;
     }
     return b2fs_fuse_result(r);
 }
@@ -619,7 +620,7 @@ int ops_release(struct fuse_file_info *fi)
 {
     handle *h = fh_of(fi);
     if (!is_plain(h)) /* (a failure was logged; close(2) has returned) */
-        file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED));
+        file_close(h->node, __atomic_load_n(&h->wrote, __ATOMIC_RELAXED), NULL);
     ops_handle_drop(fi->fh);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fs/backing.h"
+#include "fs/dirty.h"
 #include "fs/log.h"
 #include "fs/options.h"
 #include "fs/paths.h"
@@ -21,45 +22,79 @@
  * close (not at clevel 0: stored chunks in a frame were asked for; not fsynced: the
  * change in place is not durable), with nothing a plain file cannot hold (metalayers,
  * vlmetalayers, hard links), not an array, shown under a name a plain file shows under,
- * and not made smaller by the frame. The shown name goes to shown. */
-static int wanted(b2fs_node *n, char *shown, size_t cap, struct stat *st)
+ * and not made smaller by the frame. The chunk is committed, or (uncommitted) is still
+ * the node's one dirty image, with nothing in the frame. The shown name goes to shown. */
+static int wanted(b2fs_node *n, int uncommitted, char *shown, size_t cap, struct stat *st)
 {
     if (!b2fs_cfg.plain_small || !n->small_new || n->plain || !n->frame || !n->writable ||
-        n->view || n->kind != B2FS_FRAME || !n->name || n->dirfd < 0 || node_has_changes(n))
+        n->view || n->kind != B2FS_FRAME || !n->name || n->dirfd < 0)
+        return 0;
+    if (uncommitted ? n->ndirty != 1 || n->njobs || n->fnbytes || n->staged
+                    : node_has_changes(n))
         return 0;
     if (name_kind(n->name, shown, cap) != B2FS_FRAME || name_is_array(n->name) ||
         name_kind(shown, NULL, 0) != B2FS_PLAIN || name_is_temp(shown))
         return 0;
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
-    if (fs.nchunks != 1 || fs.clevel == 0 || n->fsynced || n->size == 0 ||
+    if (fs.nchunks != (uncommitted ? 0 : 1) || fs.clevel == 0 || n->fsynced || n->size == 0 ||
         n->size > (uint64_t)n->chunksize || b2f_meta_count(n->frame) ||
         b2f_vlmeta_count(n->frame))
         return 0;
     return fstat(n->fd, st) == 0 && S_ISREG(st->st_mode) && st->st_nlink == 1 &&
-           (uint64_t)st->st_size >= n->size;
+           (uncommitted || (uint64_t)st->st_size >= n->size);
 }
 
-int plain_store(b2fs_node *n, int *out)
+/* The contents to store: the one dirty image (uncommitted), else read from the frame
+ * into a buffer the caller frees (*owned). NULL when they cannot be had. */
+static const uint8_t *contents(b2fs_node *n, int uncommitted, size_t len, uint8_t **owned)
+{
+    *owned = NULL;
+    if (uncommitted) {
+        uint32_t valid;
+        const uint8_t *img = dirty_image_of(n, 0, &valid);
+        return img && valid >= len ? img : NULL;
+    }
+    uint8_t *buf = malloc(len);
+    if (buf && read_range(n, (char *)buf, len, 0) != (ssize_t)len) {
+        free(buf);
+        buf = NULL;
+    }
+    return *owned = buf;
+}
+
+/* Lets go of the contents once the plain file has them: an uncommitted image leaves the
+ * node, which has nothing left to commit. */
+static void let_go(b2fs_node *n, int uncommitted, uint8_t *owned)
+{
+    free(owned);
+    if (uncommitted) {
+        dirty_drop(n, dirty_find(n, 0));
+        dirty_account(n);
+        n->defer = 0;
+    }
+}
+
+int plain_store(b2fs_node *n, int uncommitted, int *out)
 {
     char shown[256];
     struct stat st;
-    if (!wanted(n, shown, sizeof shown, &st))
+    if (!wanted(n, uncommitted, shown, sizeof shown, &st))
         return 0;
     n->small_new = 0;   /* looked at once */
     size_t len = (size_t)n->size;
-    char *buf = malloc(len);
+    uint8_t *owned;
+    const uint8_t *buf = contents(n, uncommitted, len, &owned);
     if (!buf)
         return 0;
-    ssize_t got = read_range(n, buf, len, 0);
     /* the commit lock: no other mount is committing to it meanwhile */
-    int r = got < 0 ? (int)got : (size_t)got != len ? -EIO : backing_trylock(n->fd);
+    int r = backing_trylock(n->fd);
     if (r == 0) {
-        r = node_swap_to_plain(n, shown, buf, len);
+        r = node_swap_to_plain(n, shown, buf, len, st.st_size);
         backing_unlock(n->fd);
     }
     if (r < 0) {
-        free(buf);
+        free(owned);
         if (r == -EBUSY || r == -EEXIST || r == -ESTALE || r == -EAGAIN)
             return 0;   /* in use, or a name in the way: it stays a frame */
         b2fs_log(LOG_WARNING, "%s: cannot store it as a plain file: %s", n->path,
@@ -68,7 +103,7 @@ int plain_store(b2fs_node *n, int *out)
     }
     n->plain = 1;
     if (r == 1) {
-        free(buf);
+        let_go(n, uncommitted, owned);
         b2fs_log(LOG_ERR, "%s: storing it as the plain file %s failed half way: it may show "
                  "as a damaged frame", n->path, shown);
         return B2F_EDAMAGED;
@@ -82,9 +117,14 @@ int plain_store(b2fs_node *n, int *out)
         if (fsetxattr(n->fd, B2F_PLAIN_SUM_XATTR, sum, B2F_PLAIN_SUM_LEN, 0) < 0)
             r = -errno;
     }
-    free(buf);
-    const struct timespec times[2] = {st.st_atim, st.st_mtim};
-    if (r == 0 && futimens(n->fd, times) < 0)
+    let_go(n, uncommitted, owned);
+    /* the frame's times, which its commit set; uncommitted, the contents were written
+     * just now, and only times a program set (cp -p) are given */
+    const struct timespec frame_times[2] = {st.st_atim, st.st_mtim};
+    const struct timespec *times = uncommitted ? n->times_pending ? n->times_set : NULL
+                                               : frame_times;
+    n->times_pending = 0;
+    if (r == 0 && times && futimens(n->fd, times) < 0)
         r = -errno;
     if (r < 0)   /* (the file is whole: only its checksum or its time is missing) */
         b2fs_log(LOG_WARNING, "%s: stored as the plain file %s without its checksum or "

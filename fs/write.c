@@ -498,7 +498,7 @@ static int idle_level(int clevel)
  * the idle thread: a few times what its frame costs beyond a plain file's bytes. */
 #define SMALL_DEFER_SAVING 1024
 
-int write_compress_small(b2fs_node *n, int may_leave)
+int write_compress_small(b2fs_node *n, int may_leave, int plain_first)
 {
     if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
         n->size > (uint64_t)n->chunksize || n->ndirty != 1 || n->dirty[0].n != 0 || n->njobs)
@@ -515,6 +515,10 @@ int write_compress_small(b2fs_node *n, int may_leave)
     int saves = b2f_compresses(n->cctx, d->img, (size_t)n->size, SMALL_DEFER_SAVING);
     if (may_leave && saves == B2_SAVES_MARGIN)
         return 0;
+    if (plain_first && saves == B2_SAVES_NOTHING) {
+        n->small_new = 1;
+        return WRITE_SMALL_PLAIN;
+    }
     /* a file this small is mostly read whole: blocks of the automatic size for the level
      * (unless the mount sets one), as they compress better; the closer waits for this, so
      * a file of several blocks has them compressed on as many threads as there are workers

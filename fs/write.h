@@ -48,8 +48,12 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
  * close). With may_leave, a chunk found to compress well (a trial on a sample) is left
  * stored, for fs/idle, as a bigger file's chunks are. Otherwise it is compressed now, at
  * the level of compression when idle, and the file no longer defers (a chunk that does
- * not compress, stored now, may then make it a plain file: fs/plain). 0 or -errno. */
-int write_compress_small(b2fs_node *n, int may_leave);
+ * not compress, stored now, may then make it a plain file: fs/plain). With plain_first, a
+ * chunk that does not compress is left as it is, uncommitted, and WRITE_SMALL_PLAIN
+ * returned: its bytes go to a plain file as they are (fs/plain), or, if that is not to be,
+ * the caller calls again without plain_first. 0, WRITE_SMALL_PLAIN or -errno. */
+#define WRITE_SMALL_PLAIN 1
+int write_compress_small(b2fs_node *n, int may_leave, int plain_first);
 /* The frame's parameters changed: contexts made for the old ones are dropped. */
 void write_params_changed(b2fs_node *n);
 

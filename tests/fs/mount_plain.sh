@@ -145,6 +145,18 @@ m.close()
 " "$MNT/mapped" "$WORK/icon"
 check "a write through a mapping that outlives the close lands" \
     cmp <(printf MMAP; tail -c +5 "$WORK/icon") "$MNT/mapped"
+check "closed by its writer while another open file holds it: it reads back through that one" \
+    $PY -c "
+import os, sys
+data = open(sys.argv[2], 'rb').read()
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+other = os.open(sys.argv[1], os.O_RDONLY)
+os.write(fd, data)
+os.close(fd)                       # not its writer's alone: it stays a frame
+sys.exit(os.pread(other, len(data) + 1, 0) != data)
+" "$MNT/shared" "$WORK/icon"
+check "... stays a frame" frame_here shared
+check "... and reads back" cmp "$WORK/icon" "$MNT/shared"
 
 unmount_b2fs
 check "after unmount: the plain files are still plain" plain_here icon.png
