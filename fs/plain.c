@@ -37,8 +37,8 @@ static int wanted(b2fs_node *n, int uncommitted, char *shown, size_t cap, struct
         return 0;
     b2f_stat fs;
     b2f_stat_get(n->frame, &fs);
-    if (fs.nchunks != (uncommitted ? 0 : 1) || fs.clevel == 0 || n->fsynced || n->size == 0 ||
-        n->size > (uint64_t)n->chunksize || b2f_meta_count(n->frame) ||
+    if (fs.nchunks != (uncommitted ? 0 : 1) || fs.clevel == 0 || n->fsynced ||
+        n->size == 0 || n->size > (uint64_t)n->chunksize || b2f_meta_count(n->frame) ||
         b2f_vlmeta_count(n->frame))
         return 0;
     return fstat(n->fd, st) == 0 && S_ISREG(st->st_mode) && st->st_nlink == 1 &&

@@ -8,9 +8,9 @@
  * files cost what they are. One whose chunk does not compress at all goes there before
  * any of it goes into the frame: its bytes are written once, not stored in the frame and
  * read back. Its checksum goes with it: the hidden attribute user.b2fs.xxh3 holds the
- * XXH3-128 of its contents (checksums=on), checked when the file is opened for reading (damage
- * gives EIO and a log line, as a frame's chunk does); the first change through the mount
- * drops it, as the file is then the user's plain file.
+ * XXH3-128 of its contents (checksums=on), checked when the file is opened for reading
+ * (damage gives EIO and a log line, as a frame's chunk does); the first change through
+ * the mount drops it, as the file is then the user's plain file.
  *
  * Owns: the rule for which files; when the checksum attribute is set, checked and
  * dropped (its text is frame/'s). No shared state. Calls:
@@ -25,11 +25,11 @@
  * frame's own inode, under the plain name. Caller holds n->lock (write) and one reference
  * to n (its open handle); nothing is uncommitted, or (uncommitted) the contents are the
  * node's one dirty image, nothing of them in the frame (fs/write, WRITE_SMALL_PLAIN: they
- * do not compress), and are the plain file's once it is made. Returns 1 with the plain file open
- * (O_RDWR) in *fd and n->plain set; 0 when the file stays a frame (also when another
- * reference or a name in the way stops it); or a negative code, logged: the file stays a
- * frame unless n->plain is set (the swap failed half way, B2F_EDAMAGED, or no descriptor
- * was left for the handle). */
+ * do not compress), and are the plain file's once it is made. Returns 1 with the plain
+ * file open (O_RDWR) in *fd and n->plain set; 0 when the file stays a frame (also when
+ * another reference or a name in the way stops it); or a negative code, logged: the file
+ * stays a frame unless n->plain is set (the swap failed half way, B2F_EDAMAGED, or no
+ * descriptor was left for the handle). */
 int plain_store(b2fs_node *n, int uncommitted, int *fd);
 /* Checks the plain file open (readable) as fd against its checksum, if it has one: 1 when
  * it has one and matches (with checksums=off: when it has one), 0 when it has none,
