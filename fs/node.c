@@ -409,8 +409,7 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
     return r;
 }
 
-int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len,
-                       off_t old_size)
+int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len)
 {
     struct stat st;
     pthread_mutex_lock(&table_lock);
@@ -425,11 +424,12 @@ int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t 
         r = -errno;
     int changed = 0;
     if (r == 0) {
-        /* the contents over the frame's bytes (the frame is not smaller), then the file cut
-         * to them: truncated to 0 first, ext4 would write the file out at its close */
+        /* the contents over the frame's bytes, then the file cut to them if it was longer
+         * (st: its size now): truncated to 0 first, ext4 would write the file out at its
+         * close */
         changed = 1;
         r = b2f_pwrite_all(n->fd, buf, len, 0);
-        if (r == 0 && old_size > (off_t)len && ftruncate(n->fd, (off_t)len) < 0)
+        if (r == 0 && st.st_size > (off_t)len && ftruncate(n->fd, (off_t)len) < 0)
             r = -errno;
         if (r == 0 && unlinkat(n->dirfd, n->name, 0) < 0)
             r = -errno;

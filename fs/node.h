@@ -215,13 +215,12 @@ int node_rename_over(b2fs_node *n, int dirfd, const char *tmp, const char *name,
  * size), in place: no new inode (creating one and deleting the frame's is what costs most
  * in a tree of small files on ext4). Only when n has no other reference and plain is free:
  * a hard link plain (the frame still shows: suffixed names win), the contents written
- * over the frame's bytes and the file (old_size bytes) cut to them, the frame's name
+ * over the frame's bytes and the file cut to them when it was longer, the frame's name
  * removed. n then leaves the table (unlisted). 0; 1 when a step after the contents began
  * failed (the file is no frame and may still have both names: the caller says so); or
  * -EBUSY (another reference), -ESTALE (n's file is no longer under its name), -EEXIST
  * (plain is taken), -errno, with nothing changed. */
-int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len,
-                       off_t old_size);
+int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t len);
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);

@@ -90,7 +90,7 @@ int plain_store(b2fs_node *n, int uncommitted, int *out)
     /* the commit lock: no other mount is committing to it meanwhile */
     int r = backing_trylock(n->fd);
     if (r == 0) {
-        r = node_swap_to_plain(n, shown, buf, len, st.st_size);
+        r = node_swap_to_plain(n, shown, buf, len);
         backing_unlock(n->fd);
     }
     if (r < 0) {

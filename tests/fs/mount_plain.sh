@@ -28,6 +28,7 @@ compressed_soon() {
 }
 head -c 1500 /dev/urandom >"$WORK/icon"
 head -c 200000 /dev/urandom >"$WORK/r200k"
+head -c 50 /dev/urandom >"$WORK/r50"
 head -c 1500000 /dev/urandom >"$WORK/r1500k"
 cp /usr/include/stdlib.h "$WORK/text"
 
@@ -105,6 +106,12 @@ check "cp -a of text: compressed once idle, times set before the close kept" \
     compressed_soon text_a $(($(size "$WORK/text") / 2))
 check "... with its time" [ "$(stat -c %Y "$MNT/text_a")" = "$(stat -c %Y "$WORK/text")" ]
 check "... on the backing file too" [ "$(stat -c %Y "$BACK/text_a.b2frame")" = "$(stat -c %Y "$WORK/text")" ]
+
+# one shorter than the empty frame it was created as: its plain file is cut to its size
+cp "$WORK/r50" "$MNT/r50"
+check "50 random bytes: a plain file of 50 bytes" \
+    sh -c '[ -f "$1/r50" ] && [ ! -e "$1/r50.b2frame" ] && [ "$(stat -c %s "$1/r50")" = 50 ]' sh "$BACK"
+check "... which reads back" cmp "$WORK/r50" "$MNT/r50"
 
 # the writer goes on after the close: a rename at once, a second descriptor, a mapping
 $PY -c "
