@@ -1,5 +1,6 @@
-# Shell functions the mount benchmarks share (sourced by bench-mount, bench-npy and
-# bench-mixed): timing, the page cache, medians and ratios, passthrough_ll.
+# Shell functions the mount benchmarks share (sourced by bench-mount, bench-npy,
+# bench-mixed and bench-builds): timing, the page cache, medians and ratios, unmounting,
+# passthrough_ll.
 
 dropcache() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 # busy and all jiffies of every core so far (/proc/stat: user nice system idle iowait irq
@@ -20,13 +21,14 @@ secs() {
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? b / s / 1e6 : 0) }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
-# Unmounts $1 and waits for its daemon to exit (b2fs compresses what waits for it at
-# unmount: the next measure must not run beside that)
+# Unmounts $1, trying again for 5 s while it is busy, and waits for its daemon to exit
+# (b2fs compresses what waits for it at unmount: the next measure must not run beside
+# that); 1 when it stays mounted
 umount_wait() {
-    local pids p
+    local pids p i
     pids=$(pgrep -f -- " $1\$" || true)
-    fusermount3 -u "$1"
-    while mountpoint -q "$1"; do sleep 0.1; done
+    for i in $(seq 50); do fusermount3 -u "$1" 2>/dev/null && break; sleep 0.1; done
+    mountpoint -q "$1" && { echo "$1: still mounted" >&2; return 1; }
     for p in $pids; do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
 }
 # IOPS of random 4 KiB reads of $1 for $2 seconds, the page cache dropped first
