@@ -1,6 +1,7 @@
 # Shared by the tests that really mount b2fs (tests/fs/mount_*.sh, tests/reliability/rel_*.sh).
 # Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
-# remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first).
+# remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first), and a watchdog
+# that reports and ends a daemon that hangs.
 # B2FS_TEST_BACK, when set, is the backing directory instead of $WORK/back (an empty one the
 # test may fill: tests/cluster/cluster_gluster.sh points it into a cluster file system).
 B2FS="$top_builddir/fs/b2fs"
@@ -15,6 +16,7 @@ need_fuse() {
     BACK=${B2FS_TEST_BACK:-$WORK/back}
     mkdir -p "$MNT" "$BACK"
     trap 'cleanup_mount' EXIT
+    start_watchdog
     # a probe mount: if the kernel refuses FUSE mounts here (containers), say so
     if ! "$B2FS" "$BACK" "$MNT" 2>"$WORK/probe.err"; then
         skip_all "cannot mount FUSE here: $(cat "$WORK/probe.err")"
@@ -24,10 +26,55 @@ need_fuse() {
 
 cleanup_mount() {
     local m
+    [ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
     for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
         fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
     done
     rm -rf "$WORK"
+}
+
+# A daemon that hangs would hold the test until the suite's timeout kills it, and the daemon's
+# log would go with $WORK. After B2FS_TEST_WATCHDOG seconds (1,080 unless set: under the
+# suite's 1,200) the watchdog prints where the test's processes and each of its daemons wait,
+# with the daemon's last log lines, then kills the daemons, so that the checks still waiting
+# fail and the test ends with its summary line.
+start_watchdog() {
+    (
+        trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+        sleep "${B2FS_TEST_WATCHDOG:-1080}" &
+        sleeper=$!
+        wait $sleeper
+        report_hang
+    ) &
+    WATCHDOG_PID=$!
+}
+
+report_hang() {
+    local pid t sid
+    sid=$(ps -o sid= -p $$ | tr -d ' ')
+    echo "### watchdog: $(basename "$0") still runs after ${B2FS_TEST_WATCHDOG:-1080} s"
+    ps -o pid,ppid,stat,wchan:32,args --forest -s "$sid"
+    for pid in $(ps -o pid=,stat= -s "$sid" | awk '$2 ~ /^D/ {print $1}'); do
+        echo "### $pid ($(cat "/proc/$pid/comm")) waits in the kernel:"
+        cat "/proc/$pid/stack" 2>/dev/null
+    done
+    for pid in $(pgrep -x b2fs); do
+        grep -qa -- "$WORK/" "/proc/$pid/cmdline" 2>/dev/null || continue
+        echo "### daemon $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+        echo "### its log, last lines:"
+        tail -n 30 "$WORK/b2fs.log" 2>/dev/null
+        for t in /proc/"$pid"/task/*; do
+            echo "### thread ${t##*/} ($(cat "$t/comm")): waits in $(cat "$t/wchan")"
+            cat "$t/stack" 2>/dev/null
+        done
+        if command -v gdb >/dev/null; then
+            timeout 120 gdb -p "$pid" -batch -ex "set print frame-arguments none" \
+                -ex "thread apply all bt" 2>&1 |
+                grep -Ev "^\[(New LWP|Thread debugging|Inferior)|^Using host|No such file"
+        fi
+        kill -9 "$pid"
+        echo "### watchdog: killed daemon $pid"
+    done
 }
 
 # mount_b2fs [b2fs args...]: mounts $BACK on $MNT (logs in $WORK/b2fs.log), waits for it.
@@ -44,13 +91,22 @@ mount_b2fs() {
     return 1
 }
 
-# unmount_b2fs: unmounts and waits for the daemon to finish committing.
+# unmount_b2fs: unmounts and waits for the daemon to finish committing. A mount still busy
+# after 5 s is reported with the processes that hold it, and not waited for.
 unmount_b2fs() {
-    local i
+    local i err p
     for i in $(seq 1 50); do
-        fusermount3 -u "$MNT" 2>/dev/null && break
+        err=$(fusermount3 -u "$MNT" 2>&1) && break
         sleep 0.1
     done
+    if grep -q " $MNT fuse.b2fs " /proc/mounts; then
+        echo "unmount of $MNT failed: $err; processes that use it:"
+        for p in /proc/[0-9]*; do
+            ls -l "$p/cwd" "$p/root" "$p/fd" 2>/dev/null | grep -q -- "$MNT" &&
+                echo "  ${p#/proc/} $(tr '\0' ' ' <"$p/cmdline")"
+        done
+        return 1
+    fi
     if [ -n "${B2FS_PID:-}" ]; then
         wait "$B2FS_PID" 2>/dev/null
         B2FS_PID=
