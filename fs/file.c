@@ -329,6 +329,27 @@ int file_chmod(b2fs_node *n, mode_t mode)
     return r;
 }
 
+int file_drop_setid_fd(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    mode_t drop = st.st_mode & S_ISUID;
+    if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+        drop |= S_ISGID;
+    if (!drop)
+        return 0;
+    return fchmod(fd, (st.st_mode & 07777) & ~drop) < 0 ? -errno : 1;
+}
+
+int file_drop_setid(b2fs_node *n)
+{
+    pthread_rwlock_rdlock(&n->lock);
+    int r = file_drop_setid_fd(n->fd);
+    pthread_rwlock_unlock(&n->lock);
+    return r;
+}
+
 int file_chown(b2fs_node *n, uid_t uid, gid_t gid)
 {
     pthread_rwlock_rdlock(&n->lock);

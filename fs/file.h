@@ -48,6 +48,12 @@ int file_close(b2fs_node *n, int wrote, int *plain_fd);
 /* Sets the times after committing (a later commit would overwrite them: cp -p, tar). */
 int file_utimens(b2fs_node *n, const struct timespec tv[2]);
 int file_chmod(b2fs_node *n, mode_t mode);
+/* What a write by a caller without CAP_FSETID does to the mode of the file written (the
+ * kernel does it itself unless it leaves writes to the daemon, fs/ops): set-user-ID goes,
+ * and set-group-ID where group execute is set. 1 when it changed the mode, else 0 or
+ * -errno. file_drop_setid_fd does it to a plain file's descriptor. */
+int file_drop_setid(b2fs_node *n);
+int file_drop_setid_fd(int fd);
 int file_chown(b2fs_node *n, uid_t uid, gid_t gid);
 
 #endif

@@ -17,10 +17,18 @@
 
 /* Seconds the kernel may keep a name's inode and an inode's attributes. */
 #define TIMEOUT 1.0
-/* Seconds it may remember that a name does not exist: `cp` looks a name up, then creates it,
- * and the create's own lookup need not come to the daemon again. Short, since a file another
- * mount makes stays hidden that long. */
+/* Seconds it may remember that a name does not exist: a program that looks a name up, then
+ * opens it with O_CREAT, sends no second lookup (with O_EXCL, as `cp` opens, the kernel
+ * asks again anyway). Short, since a file another mount makes stays hidden that long. */
 #define NEGATIVE_TIMEOUT 0.2
+
+/* where notifications go: set by ll_bind before the first request, only read after */
+static struct fuse_session *session;
+
+void ll_bind(struct fuse_session *se)
+{
+    session = se;
+}
 
 static void reply_result(fuse_req_t req, int r)
 {
@@ -353,8 +361,11 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void ll_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
                          struct fuse_file_info *fi)
 {
-    (void)ino;
-    ssize_t r = ops_write_buf(fi, bufv, off);
+    b2fs_caller who = caller_of(req);
+    int mode_changed;
+    ssize_t r = ops_write_buf(fi, bufv, off, &who, &mode_changed);
+    if (mode_changed)   /* before the reply: the writer's next stat asks again */
+        fuse_lowlevel_notify_inval_inode(session, ino, -1, 0);
     if (r < 0)
         reply_result(req, (int)r);
     else

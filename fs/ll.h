@@ -7,14 +7,16 @@
  * Directories are listed into a snapshot at opendir (and again when a listing starts
  * over at offset 0), served by offset.
  *
- * Owns: the directory handles (one per opendir, used by one call at a time). No shared
- * state of its own. Calls: fs/inode, fs/ops, fs/xattr, fs/paths (listing), fs/push (after
- * a read's reply), libfuse. */
+ * Owns: the directory handles (one per opendir, used by one call at a time), and the
+ * session notifications go to (set once before the first request). Calls: fs/inode,
+ * fs/ops, fs/xattr, fs/paths (listing), fs/push (after a read's reply), libfuse. */
 #ifndef B2FS_LL_H
 #define B2FS_LL_H
 
 #include <fuse_lowlevel.h>
 
 extern const struct fuse_lowlevel_ops b2fs_ll_ops;
+/* The session the ops serve, for the notifications they send; before serving. */
+void ll_bind(struct fuse_session *se);
 
 #endif

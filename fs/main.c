@@ -23,6 +23,7 @@ static int serve(struct fuse_args *args)
     struct fuse_session *se = fuse_session_new(args, &b2fs_ll_ops, sizeof b2fs_ll_ops, NULL);
     if (!se)
         goto out;
+    ll_bind(se);
     if (fuse_set_signal_handlers(se) != 0)
         goto destroy;
     if (fuse_session_mount(se, o.mountpoint) != 0)

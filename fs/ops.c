@@ -37,6 +37,8 @@ typedef struct handle {
     int append;        /* opened with O_APPEND: a frame's writes go to its end */
     int wrote;         /* atomic: a write went through this handle */
     int push_held;     /* writable: no decoded blocks pushed to the page cache (fs/push) */
+    int direct;        /* writes come past the page cache (ops_create): the kernel leaves
+                        * dropping set-user-ID and set-group-ID to the daemon */
 } handle;
 
 static handle *fh_of(struct fuse_file_info *fi)
@@ -498,6 +500,18 @@ int ops_open(const char *path, struct fuse_file_info *fi)
     return b2fs_fuse_result(r);
 }
 
+/* A new file opened write-only is written past the page cache (direct_io): nothing of it
+ * is cached yet, its writer cannot read or map it, and the kernel then sends no request
+ * for security.capability before each write(2), a round trip of every small file copied
+ * in. It leaves set-user-ID and set-group-ID to the daemon (ops_write_buf). */
+static void write_past_cache(struct fuse_file_info *fi)
+{
+    if ((fi->flags & O_ACCMODE) == O_WRONLY) {
+        fi->direct_io = 1;
+        fh_of(fi)->direct = 1;
+    }
+}
+
 int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi)
 {
     b2fs_loc loc;
@@ -520,6 +534,8 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
         /* no room for the .b2frame suffix: a plain file, passed through uncompressed */
         r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
         loc_done(&loc);
+        if (r == 0)
+            write_past_cache(fi);
         return r;
     }
     loc_done(&loc);
@@ -529,6 +545,8 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
         if (r)
             node_put(n);
     }
+    if (r == 0)
+        write_past_cache(fi);
     return b2fs_fuse_result(r);
 }
 
@@ -552,10 +570,19 @@ static int fill_from_bufvec(void *ctx, void *dst, size_t len)
     return r < 0 ? (int)r : (size_t)r == len ? 0 : -EIO;
 }
 
-ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t off)
+ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t off,
+                      const b2fs_caller *who, int *mode_changed)
 {
     handle *h = fh_of(fi);
     size_t size = fuse_buf_size(buf);
+    *mode_changed = 0;
+    /* (root stands for a caller with CAP_FSETID) */
+    if (h->direct && who->uid != 0) {
+        int r = is_plain(h) ? file_drop_setid_fd(h->fd) : file_drop_setid(h->node);
+        if (r < 0)
+            return r;
+        *mode_changed = r;
+    }
     if (!is_plain(h)) {
         __atomic_store_n(&h->wrote, 1, __ATOMIC_RELAXED);
         ssize_t r = file_write(h->node, size, h->append ? FILE_AT_END : (uint64_t)off,

@@ -47,7 +47,10 @@ int ops_fallocate(const char *path, int mode, off_t off, off_t len, struct fuse_
 int ops_open(const char *path, struct fuse_file_info *fi);
 int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi);
 int ops_read(struct fuse_file_info *fi, char *buf, size_t size, off_t off);
-ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t off);
+/* *mode_changed: the write dropped set-user-ID or set-group-ID (a handle written past the
+ * page cache, ops_create), which the kernel has yet to learn. */
+ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t off,
+                      const b2fs_caller *who, int *mode_changed);
 int ops_flush(struct fuse_file_info *fi);
 int ops_fsync(struct fuse_file_info *fi, int datasync);
 int ops_release(struct fuse_file_info *fi);

@@ -72,6 +72,37 @@ check "secret and public unchanged" [ "$(cat "$MNT/secret" "$MNT/public")" = "$(
 chmod 600 "$MNT/public"
 refuse "read a file root just made 0600" cat "$MNT/public"
 
+# --- a write by a user without CAP_FSETID drops set-user-ID, and set-group-ID where group
+# execute is set, as on any Linux file system. The kernel does it for files written
+# through the page cache; a new file opened write-only is written past it (direct_io),
+# and b2fs does it. Root's writes keep the bits.
+cat >"$WORK/write.py" <<'PY'
+import os, sys
+path, mode, flags = sys.argv[1], int(sys.argv[2], 8), os.O_WRONLY
+if mode:   # a new file: its mode set through the descriptor, past the umask
+    flags |= os.O_CREAT | os.O_EXCL
+fd = os.open(path, flags, 0o600)
+if mode:
+    os.fchmod(fd, mode)
+os.write(fd, b"#!/bin/sh\n" * 300)
+os.close(fd)
+PY
+chmod 644 "$WORK/write.py"
+mode_of() { stat -c %a "$1"; }
+allow "create and write a file of mode 6755 in a 0777 directory" \
+    /usr/bin/python3 "$WORK/write.py" "$MNT/open/s1" 6755
+check "  ... it is 0755 after the write" [ "$(mode_of "$MNT/open/s1")" = 755 ]
+check "  ... and so is its backing file" [ "$(mode_of "$BACK/open/s1.b2frame")" = 755 ]
+allow "create and write a file of mode 2744 (set-group-ID, no group execute)" \
+    /usr/bin/python3 "$WORK/write.py" "$MNT/open/s2" 2744
+check "  ... it keeps 2744" [ "$(mode_of "$MNT/open/s2")" = 2744 ]
+check "root's new file of mode 6755 keeps it after root's write" sh -c \
+    "/usr/bin/python3 '$WORK/write.py' '$MNT/open/s3' 6755 && [ \$(stat -c %a '$MNT/open/s3') = 6755 ]"
+echo x >"$MNT/open/s4" && chmod 6777 "$MNT/open/s4"
+allow "write root's file of mode 6777 (not created by the writer)" \
+    /usr/bin/python3 "$WORK/write.py" "$MNT/open/s4" 0
+check "  ... it is 0777 after the write" [ "$(mode_of "$MNT/open/s4")" = 777 ]
+
 # --- nothing outside BACKING through the mount
 for l in abs_link rel_link dir_link; do
     check "$l shows as a symbolic link" [ "$(stat -c %F "$MNT/$l")" = "symbolic link" ]
