@@ -95,6 +95,9 @@ static void spin(void)
 static void *lane(void *arg)
 {
     (void)arg;
+    /* a thread starts cancellable: one cancelled in pthread_cond_wait below would end
+     * holding L.lock, and every other lane and loop_serve's join would wait for it */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     pthread_setname_np(pthread_self(), LOOP_THREAD_NAME);
     struct fuse_buf buf = {.mem = NULL};
     pthread_cleanup_push(free_buf, &buf);
