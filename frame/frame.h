@@ -238,6 +238,9 @@ int b2f_update_stored(b2_frame *f, int64_t n, uint8_t *buf, size_t nbytes);
 int b2f_delete_chunk(b2_frame *f, int64_t n);
 /* Grows (with zero special chunks, no data) or shrinks the contents to nbytes. */
 int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes);
+/* The most a frame of chunks of chunksize bytes holds (the chunks b2fs indexes at most):
+ * a larger size is refused with B2F_ETOOBIG. */
+uint64_t b2f_max_nbytes(int32_t chunksize);
 /* Encodes one chunk of nbytes the way the frame layer stores it (all-zero data of
  * whole items becomes a zero special chunk) with cctx from b2f_cctx_new and the frame's
  * typesize, into dst (nbytes + B2_MAX_OVERHEAD always suffices), for

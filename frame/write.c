@@ -255,12 +255,17 @@ static int rewrite_prefix(b2_frame *f, b2_cctx *cctx, int64_t n, int32_t keep, i
     return rc < 0 ? rc : 0;
 }
 
+uint64_t b2f_max_nbytes(int32_t chunksize)
+{
+    return chunksize > 0 ? (uint64_t)B2F_MAX_NCHUNKS * (uint64_t)chunksize : 0;
+}
+
 int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes)
 {
     int rc = check_writable(f);
     if (rc < 0)
         return rc;
-    if (nbytes > (uint64_t)B2F_MAX_NCHUNKS * (uint64_t)f->wp.chunksize)
+    if (nbytes > b2f_max_nbytes(f->wp.chunksize))
         return B2F_ETOOBIG;
     if (nbytes < (uint64_t)f->nbytes) {
         while (f->nchunks > 0) {

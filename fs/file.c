@@ -224,7 +224,7 @@ static int write_zeros(b2fs_node *n, uint64_t off, uint64_t end)
 static int fallocate_locked(b2fs_node *n, int mode, uint64_t off, uint64_t len)
 {
     uint64_t end = off + len;
-    if (end < off || end > ((uint64_t)1 << 50))
+    if (end < off || end > write_max_size(n))
         return -EFBIG;
     int keep = mode & FALLOC_FL_KEEP_SIZE, op = mode & ~FALLOC_FL_KEEP_SIZE;
     switch (op) {

@@ -343,6 +343,15 @@ static int header_write(b2fs_node *n, const layout_piece *p, write_fill fill, vo
                ? view_refuses(n, "a write that changes the .npy header") : 0;
 }
 
+uint64_t write_max_size(const b2fs_node *n)
+{
+    const uint64_t cap = (uint64_t)1 << 50;
+    if (n->chunksize <= 0)
+        return cap;   /* (variable chunks: fs/rechunk makes them fixed before a change) */
+    uint64_t most = b2f_max_nbytes(n->chunksize);
+    return most < cap ? most : cap;
+}
+
 ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx)
 {
     int r = write_ready(n);
@@ -350,7 +359,7 @@ ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void
         return r;
     if (len == 0)
         return 0;
-    if (off + len < off || off + len > ((uint64_t)1 << 50))
+    if (off + len < off || off + len > write_max_size(n))
         return -EFBIG;
     if (n->view && off + len > n->view->size)
         return view_refuses(n, "a write past the end of the array");
@@ -409,7 +418,7 @@ int write_truncate(b2fs_node *n, uint64_t size)
         r = write_harvest(n, 1);
     if (r < 0)
         return r;
-    if (size > ((uint64_t)1 << 50))
+    if (size > write_max_size(n))
         return -EFBIG;
     if (n->view)
         return size == n->view->size ? 0 : view_refuses(n, "a change of the array's size");

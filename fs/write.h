@@ -30,6 +30,10 @@ typedef int (*write_fill)(void *ctx, void *dst, size_t len);
 ssize_t write_with(b2fs_node *n, size_t len, uint64_t off, write_fill fill, void *ctx);
 ssize_t write_mem(b2fs_node *n, const void *buf, size_t len, uint64_t off);
 int write_truncate(b2fs_node *n, uint64_t size);
+/* The largest size a write, truncate or fallocate may give the file: what its frame can
+ * index at its chunksize (16 TiB at 1 MiB), at most 2^50 bytes; past it, -EFBIG at once
+ * rather than a commit that fails later. */
+uint64_t write_max_size(const b2fs_node *n);
 /* Hands every dirty chunk to the frame layer, after the jobs in flight (no commit). */
 int write_flush(b2fs_node *n);
 /* Installs finished jobs; with wait, waits for all of them first. */

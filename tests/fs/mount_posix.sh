@@ -2,7 +2,8 @@
 # POSIX calls that a passthrough serves, on a mount: FIFOs, sockets and device nodes;
 # chmod and chown of every file type; inode numbers that hard links share and that
 # readdir, stat and a remount agree on; O_APPEND on a frame; access times that b2fs's
-# own reads of a frame leave alone; hard-linked frames never split by compaction.
+# own reads of a frame leave alone; hard-linked frames never split by compaction; EFBIG for a
+# size past what a frame can index.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -98,6 +99,27 @@ ok = ok and libc.fallocate(fd, ZERO_RANGE, 1000, 500000) == 0 and os.fstat(fd).s
 d = os.pread(fd, 600000, 0)
 ok = ok and d == b"a" * 10 + bytes(20) + b"a" * 970 + bytes(500000)
 raise SystemExit(0 if ok else "fallocate zero range: %d %r" % (ctypes.get_errno(), d[:40]))'
+
+# (a file of 4,096 bytes that compresses: a frame, not a plain file, whose limits would be
+# BACKING's)
+check "a size past what a frame indexes (2^24 chunks: 1 TiB at 64 KiB) is refused with EFBIG at once" \
+    /usr/bin/python3 -c '
+import errno, os
+fd = os.open("huge", os.O_CREAT | os.O_RDWR, 0o644)
+os.write(fd, b"x" * 4096)
+def refused(call):
+    try:
+        call()
+    except OSError as e:
+        return e.errno == errno.EFBIG
+    return False
+ok = refused(lambda: os.ftruncate(fd, (1 << 40) + 1)) and refused(lambda: os.pwrite(fd, b"y", 1 << 40))
+ok = ok and os.fstat(fd).st_size == 4096
+os.close(fd)
+raise SystemExit(0 if ok else "not refused")'
+check "  a frame in BACKING" test -f "$BACK/huge.b2frame"
+check "  truncate(1) by name too" not truncate -s 1100G huge
+check "  and the file keeps its size" [ "$(stat -c %s huge)" = 4096 ]
 
 long=$(printf 'n%.0s' $(seq 255))
 check "a new file with a 255-byte name" sh -c "echo hello >$long"
