@@ -64,7 +64,8 @@ static int dirty_replace(b2fs_node *n, int64_t c, write_fill fill, void *ctx, b2
 }
 
 /* The first chunk of an empty file, before anything else of it is encoded, may set the
- * file's typesize (filters=auto: b2f_pick_typesize). */
+ * file's typesize (filters=auto: b2f_pick_typesize); then n->cctx is a new context, and
+ * a caller that held the old one takes it again. */
 static void pick_typesize(b2fs_node *n, const b2fs_dirty *d, size_t len)
 {
     if (d->n != 0 || n->njobs != 0)
@@ -88,7 +89,10 @@ static int flush_one(b2fs_node *n, b2fs_dirty *d, b2_cctx *cctx)
     if (r < 0)
         return r;
     dirty_clear_to(d, (uint32_t)len);
+    int own = cctx == n->cctx;
     pick_typesize(n, d, (size_t)len);
+    if (own)
+        cctx = n->cctx;   /* a typesize picked now gave the node a new context */
     if (n->defer) {
         /* stored as it is: the image itself, its header written in the room before it */
         r = b2f_update_stored(n->frame, d->n, d->img - B2FS_IMG_ROOM, (size_t)len);

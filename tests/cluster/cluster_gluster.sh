@@ -120,6 +120,10 @@ MNT=$WORK/mntD BACK=$GL_C1/defaults rel_mount || fail "0. a default mount over t
 seq 1 300000 >"$WORK/mntD/numbers"
 check "0. over the cluster a default mount compresses a new file as written" \
     not grep -q stored <(getfattr --only-values -n user.blosc2.chunkfilters "$WORK/mntD/numbers" 2>/dev/null)
+# a file of less than a chunk gets its typesize at its close, and is compressed with it then
+head -c 20000 "$WORK/mntD/numbers" >"$WORK/numbers.small"
+cp "$WORK/numbers.small" "$WORK/mntD/small"
+check "0. ... and a small text file, which reads back" cmp "$WORK/numbers.small" "$WORK/mntD/small"
 MNT=$WORK/mntD rel_unmount
 
 # 1-3. the suite's tests with the hosts' backing directories on the cluster

@@ -310,6 +310,27 @@ echo "killed while compacting: $compressed frames compacted by then, $torn not w
 check "killed while compacting small files: every frame is whole" [ "$torn" = 0 ]
 check "... and every file reads back" [ "$unread" = 0 ]
 check "... some of them compacted by then" [ "$compressed" -gt 0 ]
+# 10. compress_idle=0 (the default over a cluster file system): each new file is compressed
+# as written, and filters=auto picks its typesize from its first chunk at its close (a
+# header: 1). The node's compression context changes then, and the close compresses with
+# the new one: the daemon stays up and every file reads back.
+mount_b2fs -o compress_idle=0 || { fail "mount with compress_idle=0"; finish; exit 1; }
+cp -r "$WORK/hdr" "$MNT/eager"
+head -c 300000 "$WORK/s4" >"$WORK/s4small"
+cp "$WORK/s4small" "$WORK/s4" "$MNT/eager/"
+differ=0
+for f in "$WORK/hdr"/* "$WORK/s4small" "$WORK/s4"; do
+    cmp -s "$f" "$MNT/eager/${f##*/}" || differ=$((differ + 1))
+done
+check "compress_idle=0: the daemon is up after new files of one chunk were closed" kill -0 "$B2FS_PID"
+check "... and all $(ls "$WORK/hdr" | wc -l) headers and both series read back" [ "$differ" = 0 ]
+hdr1=$(ls "$WORK/hdr" | head -1)
+check "... a header was given typesize 1 at its close" [ "$(get typesize "$MNT/eager/$hdr1")" = 1 ]
+filters1=$(get chunkfilters "$MNT/eager/$hdr1")
+check "... and compressed as written, not stored ($filters1)" \
+    eval '[ -n "$filters1" ] && ! grep -q stored <<<"$filters1"'
+unmount_b2fs
+check "... and its frames are whole" frames_ok "$BACK/eager/$hdr1.b2frame" "$BACK/eager/s4small.b2frame"
 check "b2fs --help tells of idle_clevel" grep -q "idle_clevel=N" <("$B2FS" --help)
 check "the daemon logged no error" not grep -Eq "error|failed|ThreadSanitizer" "$WORK/b2fs.log"
 finish
