@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,28 @@ static int nothing_writable(int e)
     }
 }
 
+/* Each open node holds its frame and its directory open, and some hundreds of nodes stay
+ * open while idle or queued for compression (fs/node, fs/idle), beside the files programs
+ * hold open through the mount: the soft limit of 1,024 a login shell gives can run out in
+ * a cp -r of a big tree, which then fails with EMFILE. The hard limit is the daemon's to
+ * take. */
+#define FEW_OPEN_FILES 4096
+static void raise_open_files_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < FEW_OPEN_FILES)
+        fprintf(stderr, "b2fs: warning: at most %llu open files (ulimit -n): copying a tree "
+                "of thousands of files in may fail with \"Too many open files\"\n",
+                (unsigned long long)rl.rlim_cur);
+}
+
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -88,6 +111,7 @@ int main(int argc, char *argv[])
         }
     }
     b2f_malloc_policy();
+    raise_open_files_limit();
     /* the modes FUSE passes have the caller's umask applied already */
     umask(0);
     fuse_opt_add_arg(&args, "-osubtype=b2fs");
