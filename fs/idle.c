@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -24,16 +23,12 @@
  * readers get in between), and the rewrite at the end copies them. Staged, they count
  * against dirty_size like any uncommitted data. */
 #define IDLE_BATCH ((size_t)256 << 20)
-/* Files waiting past queue_max (each entry keeps its file and its directory open): the
- * one due first is compressed at once. An eighth of the limit of open files, within these
- * bounds: a burst of that many new files (cp -r of a source tree) is copied in before
- * the thread competes with it for the processor. */
-#define IDLE_QUEUE_MIN 128
-#define IDLE_QUEUE_MAX 2048
-static int queue_max = IDLE_QUEUE_MIN;   /* set before the thread starts */
+/* Files waiting past this many (each entry keeps its file open): the one due first is
+ * compressed at once. */
+#define IDLE_QUEUE_MAX 128
 /* Files waiting past this many: the thread is behind (idle_behind), and new small files
  * are compressed by their closers again, so that the queue stays bounded. */
-#define IDLE_BEHIND (2 * queue_max)
+#define IDLE_BEHIND (2 * IDLE_QUEUE_MAX)
 
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed; on
@@ -80,7 +75,7 @@ static void enqueue_locked(b2fs_node *n, const struct timespec *due)
     queue = n;
     queued++;
     if (waiting == WAIT_ANY ||
-        (waiting == WAIT_UNTIL && (before(due, &wait_until) || queued > queue_max)))
+        (waiting == WAIT_UNTIL && (before(due, &wait_until) || queued > IDLE_QUEUE_MAX)))
         pthread_cond_signal(&idle_cond);
 }
 
@@ -253,7 +248,7 @@ static void *run(void *arg)
         b2fs_node *n = *first;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!stopping && queued <= queue_max && before(&now, &n->idle_due)) {
+        if (!stopping && queued <= IDLE_QUEUE_MAX && before(&now, &n->idle_due)) {
             waiting = WAIT_UNTIL;
             wait_until = n->idle_due;
             pthread_cond_timedwait(&idle_cond, &idle_lock, &n->idle_due);
@@ -263,7 +258,7 @@ static void *run(void *arg)
         *first = n->idle_next;
         queued--;
         n->idle_queued = 0;
-        int force = stopping || queued >= queue_max, hurry = stopping;
+        int force = stopping || queued >= IDLE_QUEUE_MAX, hurry = stopping;
         pthread_mutex_unlock(&idle_lock);
         struct timespec again;
         int later = compress(n, force, hurry, &again);
@@ -282,12 +277,6 @@ static void *run(void *arg)
 
 int idle_start(void)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        rlim_t want = rl.rlim_cur / 8;
-        queue_max = want < IDLE_QUEUE_MIN ? IDLE_QUEUE_MIN
-                    : want > IDLE_QUEUE_MAX ? IDLE_QUEUE_MAX : (int)want;
-    }
     /* the kernel signals a break of the lease commit_compressed holds for a moment with
      * SIGIO, which would end the process */
     signal(SIGIO, SIG_IGN);
