@@ -291,15 +291,33 @@ int b2f_resize(b2_frame *f, b2_cctx *cctx, uint64_t nbytes)
         if (rc < 0)
             return rc;
     }
-    uint8_t *zeros = NULL;
-    while ((uint64_t)f->nbytes < nbytes) {
+    /* every whole chunk of the hole encodes to the same bytes: encoded once, then copied
+     * (a hole of a TiB is a million chunks) */
+    uint8_t *zeros = NULL, *whole = NULL;
+    int32_t whole_len = 0;
+    while (rc >= 0 && (uint64_t)f->nbytes < nbytes) {
         uint64_t left = nbytes - (uint64_t)f->nbytes;
         int32_t n = left < (uint64_t)cs ? (int32_t)left : cs;
-        if (!zeros && !(zeros = calloc(1, (size_t)cs)))
-            return B2E_NOMEM;
-        if ((rc = put_data(f, cctx, f->nchunks, zeros, (size_t)n, 0)) < 0)
+        if (!zeros && !(zeros = calloc(1, (size_t)cs))) {
+            rc = B2E_NOMEM;
             break;
+        }
+        if (n < cs) {
+            rc = put_data(f, cctx, f->nchunks, zeros, (size_t)n, 0);
+            continue;
+        }
+        if (!whole && (rc = encode(f, cctx, zeros, (size_t)cs, &whole, &whole_len)) < 0)
+            break;
+        uint8_t *copy = malloc((size_t)whole_len);
+        if (!copy) {
+            rc = B2E_NOMEM;
+            break;
+        }
+        memcpy(copy, whole, (size_t)whole_len);
+        if ((rc = put_encoded(f, f->nchunks, copy, whole_len, 0)) < 0)
+            free(copy);
     }
+    free(whole);
     free(zeros);
     return rc < 0 ? rc : 0;
 }
