@@ -88,10 +88,9 @@ static inline void wr32(uint8_t *p, int32_t v)
     p[3] = (uint8_t)(u >> 24);
 }
 
-/* Per-context codec state: library contexts kept between calls. */
+/* Per-context codec state: library contexts kept between calls (zstd's are lent for each
+ * call instead, codec/stream_codecs.c). */
 typedef struct b2_codec_state {
-    void *zstd_c;        /* ZSTD_CCtx */
-    void *zstd_d;        /* ZSTD_DCtx */
     void *zstd_ddict;    /* ZSTD_DDict for dict_copy */
     void *zlib_c;        /* z_stream set up by deflateInit at level zlib_c_level */
     int zlib_c_level;

@@ -1,6 +1,7 @@
 /* The stream codecs behind one table: each compresses or decompresses one stream. */
 #include <lz4.h>
 #include <lz4hc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,27 +123,70 @@ static int zstd_level(int clevel)
     return clevel * 2 - 1;
 }
 
+/* zstd's contexts are lent for one call from process-wide lists of idle ones, not kept by
+ * each codec state: a daemon makes a codec context for each file it writes, and a zstd
+ * context made new faults in its tables at its first call (a new C header cost the idle
+ * thread 14 page faults, 10,000 for /usr/include/linux). A context keeps no state from one
+ * call to the next that changes the output. At most ZSTD_IDLE_MAX of each kind stay idle,
+ * as many as there are threads compressing or decompressing at once. */
+#define ZSTD_IDLE_MAX 16
+
+typedef struct zstd_idle {
+    pthread_mutex_t lock;
+    void *ctx[ZSTD_IDLE_MAX];   /* lock */
+    int n;                      /* lock */
+} zstd_idle;
+
+static zstd_idle idle_cctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static zstd_idle idle_dctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *zstd_borrow(zstd_idle *l)
+{
+    void *c = NULL;
+    pthread_mutex_lock(&l->lock);
+    if (l->n > 0)
+        c = l->ctx[--l->n];
+    pthread_mutex_unlock(&l->lock);
+    return c;
+}
+
+/* Whether c was kept (else the caller frees it). */
+static int zstd_give_back(zstd_idle *l, void *c)
+{
+    pthread_mutex_lock(&l->lock);
+    int kept = l->n < ZSTD_IDLE_MAX;
+    if (kept)
+        l->ctx[l->n++] = c;
+    pthread_mutex_unlock(&l->lock);
+    return kept;
+}
+
 static int zstd_c(b2_codec_state *st, int clevel, const uint8_t *src, int32_t len,
                   uint8_t *dst, int32_t cap)
 {
-    if (st->zstd_c == NULL && (st->zstd_c = ZSTD_createCCtx()) == NULL)
+    (void)st;
+    ZSTD_CCtx *c = zstd_borrow(&idle_cctx);
+    if (c == NULL && (c = ZSTD_createCCtx()) == NULL)
         return B2E_NOMEM;
-    size_t n = ZSTD_compressCCtx(st->zstd_c, dst, (size_t)cap, src, (size_t)len,
-                                 zstd_level(clevel));
+    size_t n = ZSTD_compressCCtx(c, dst, (size_t)cap, src, (size_t)len, zstd_level(clevel));
+    if (!zstd_give_back(&idle_cctx, c))
+        ZSTD_freeCCtx(c);
     return ZSTD_isError(n) ? 0 : (int)n;
 }
 
 static int zstd_d(b2_codec_state *st, const uint8_t *src, int32_t len, uint8_t *dst,
                   int32_t cap)
 {
-    if (st->zstd_d == NULL && (st->zstd_d = ZSTD_createDCtx()) == NULL)
+    ZSTD_DCtx *d = zstd_borrow(&idle_dctx);
+    if (d == NULL && (d = ZSTD_createDCtx()) == NULL)
         return B2E_NOMEM;
     size_t n;
     if (st->dict != NULL)
-        n = ZSTD_decompress_usingDDict(st->zstd_d, dst, (size_t)cap, src, (size_t)len,
-                                       st->zstd_ddict);
+        n = ZSTD_decompress_usingDDict(d, dst, (size_t)cap, src, (size_t)len, st->zstd_ddict);
     else
-        n = ZSTD_decompressDCtx(st->zstd_d, dst, (size_t)cap, src, (size_t)len);
+        n = ZSTD_decompressDCtx(d, dst, (size_t)cap, src, (size_t)len);
+    if (!zstd_give_back(&idle_dctx, d))
+        ZSTD_freeDCtx(d);
     return ZSTD_isError(n) ? B2E_CORRUPT : (int)n;
 }
 
@@ -210,8 +254,6 @@ int b2_codec_state_use_dict(b2_codec_state *st, int codec, const uint8_t *dict, 
 
 void b2_codec_state_release(b2_codec_state *st)
 {
-    ZSTD_freeCCtx(st->zstd_c);
-    ZSTD_freeDCtx(st->zstd_d);
     ZSTD_freeDDict(st->zstd_ddict);
     free(st->dict_copy);
     if (st->zlib_c != NULL)

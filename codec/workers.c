@@ -1,8 +1,8 @@
 /* Per-thread codec state and scratch buffers, and the pool that runs them. Idle workers
- * (codec state and buffers) of freed contexts are kept for the next contexts made: a
- * daemon that makes one context per file written would otherwise build a zstd context and
- * fault in its tables for each (50 us of the 160 a 31 KB text file takes). The list of
- * idle ones is process-wide, under its own mutex. */
+ * (codec state and buffers) of freed contexts are kept for the next contexts made, as a
+ * daemon makes one context per file written. The list of idle ones is process-wide, under
+ * its own mutex. (zstd's contexts are not a worker's: codec/stream_codecs.c lends them for
+ * each call.) */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
