@@ -68,6 +68,11 @@ if [ "$hard" = unlimited ] || [ "$hard" -ge 8192 ]; then
     ulimit -Sn "$soft"
     check "started with a soft limit of 256 open files, the daemon takes its hard limit" \
         grep -q "^Max open files  *$hard " "/proc/$B2FS_PID/limits"
+    # its table of descriptors is made large at start: a process with threads waits for an
+    # RCU grace period (milliseconds) each time that table doubles
+    fdsize=$(awk '/^FDSize:/ {print $2}' "/proc/$B2FS_PID/status")
+    check "... and its table of file descriptors has room for 4,096 at start (FDSize $fdsize)" \
+        [ "${fdsize:-0}" -ge 4096 ]
     cp -r /usr/include/linux "$MNT/linux" 2>"$WORK/cp.err"
     check "... and a copy of /usr/include/linux in succeeds ($(wc -l <"$WORK/cp.err") errors)" \
         [ ! -s "$WORK/cp.err" ]
