@@ -88,20 +88,22 @@ typedef struct b2f_vlmeta {
 
 /* One chunk of the frame. off is relative to the header start (>= 0), or a special
  * encoding (< 0, see B2F_OFF_SPECIAL). A staged chunk (data != NULL) is not on disk yet. */
+/* One a chunk, even in a hole: the 8-byte fields first and the small ones after them, so
+ * that it takes 56 bytes and not 64. */
 typedef struct b2f_chunk {
     int64_t off;
-    int32_t cbytes;         /* stored bytes (0 for specials kept in the index) */
-    int32_t nbytes;
-    uint8_t special;        /* enum b2_special, from the index or the chunk header */
-    uint8_t pinned;         /* data belongs to a commit being written (pending.c) */
     uint8_t *data;          /* staged chunk (owned unless pinned), or NULL */
     const uint8_t *sums;    /* its checksums in f->sums_table (nsums little-endian u64),
                              * or NULL: staged, or unverified (no entry holds for it) */
-    uint32_t nsums;
     uint64_t *data_sums;    /* a staged chunk's checksums, taken while its bytes were in
                              * the processor's cache (b2f_update_stored), or NULL: the
                              * commit takes them (owned; freed with data) */
+    int32_t cbytes;         /* stored bytes (0 for specials kept in the index) */
+    int32_t nbytes;
+    uint32_t nsums;
     int32_t ndata_sums;
+    uint8_t special;        /* enum b2_special, from the index or the chunk header */
+    uint8_t pinned;         /* data belongs to a commit being written (pending.c) */
 } b2f_chunk;
 
 /* A cached chunk layout, and for specials kept in the index, the chunk made for it.
