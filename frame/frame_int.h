@@ -87,9 +87,9 @@ typedef struct b2f_vlmeta {
 } b2f_vlmeta;
 
 /* One chunk of the frame. off is relative to the header start (>= 0), or a special
- * encoding (< 0, see B2F_OFF_SPECIAL). A staged chunk (data != NULL) is not on disk yet. */
-/* One a chunk, even in a hole: the 8-byte fields first and the small ones after them, so
- * that it takes 56 bytes and not 64. */
+ * encoding (< 0, see B2F_OFF_SPECIAL). A staged chunk (data != NULL) is not on disk yet.
+ * Every chunk has one, those of a hole too: the 8-byte fields come first, so that it takes
+ * 56 bytes and not 64. */
 typedef struct b2f_chunk {
     int64_t off;
     uint8_t *data;          /* staged chunk (owned unless pinned), or NULL */
