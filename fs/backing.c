@@ -79,6 +79,61 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap)
     return fd;
 }
 
+/* set once at start (backing_probe_unnamed), before any thread; then only read */
+static int unnamed_ok;
+
+/* Names the unnamed file fd: linkat of the descriptor itself needs CAP_DAC_READ_SEARCH,
+ * the link through /proc only that /proc is there. */
+static int link_unnamed(int fd, int dirfd, const char *name)
+{
+    if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+        return 0;
+    if (errno != ENOENT && errno != EPERM)
+        return -errno;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+static int open_unnamed(int dirfd, mode_t mode)
+{
+    int fd = openat(dirfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC | O_NOATIME, mode & 07777);
+    return fd < 0 ? -errno : fd;
+}
+
+void backing_probe_unnamed(int dirfd)
+{
+    int fd = open_unnamed(dirfd, 0600);
+    if (fd < 0)
+        return;
+    char tmp[64];
+    b2f_temp_name(tmp, sizeof tmp);
+    if (link_unnamed(fd, dirfd, tmp) == 0) {
+        unlinkat(dirfd, tmp, 0);
+        unnamed_ok = 1;
+    }
+    close(fd);
+}
+
+int backing_create_new(int dirfd, mode_t mode, char *tmp, size_t cap)
+{
+    int fd = unnamed_ok ? open_unnamed(dirfd, mode) : -EOPNOTSUPP;
+    if (fd < 0)
+        return backing_create_temp(dirfd, mode, tmp, cap);
+    int r = backing_trylock(fd);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    tmp[0] = 0;
+    return fd;
+}
+
+int backing_name_new(int dirfd, const char *tmp, int fd, const char *name)
+{
+    return tmp[0] ? backing_rename_over(dirfd, tmp, fd, name, 0) : link_unnamed(fd, dirfd, name);
+}
+
 int backing_check_locks(int dirfd)
 {
     char tmp[256];

@@ -27,7 +27,7 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
     int r = name_new_frame(name, sizeof name, loc->mname);
     if (r)
         return r;
-    int fd = backing_create_temp(loc->dirfd, mode, tmp, sizeof tmp);
+    int fd = backing_create_new(loc->dirfd, mode, tmp, sizeof tmp);
     if (fd < 0)
         return fd;
     if ((uid != (uid_t)-1 || gid != (gid_t)-1) && geteuid() == 0 && fchown(fd, uid, gid) < 0)
@@ -40,9 +40,10 @@ int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode
     if (r < 0) {
         b2fs_log(LOG_ERR, "%s: cannot create frame: %s%s%s", path, b2f_strerror(r),
                  err[0] ? ": " : "", err);
-        unlinkat(loc->dirfd, tmp, 0);
+        if (tmp[0])
+            unlinkat(loc->dirfd, tmp, 0);
     } else {
-        r = backing_rename_over(loc->dirfd, tmp, fd, name, 0);
+        r = backing_name_new(loc->dirfd, tmp, fd, name);
     }
     if (r == 0)
         r = backing_unlock(fd);
