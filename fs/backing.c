@@ -79,17 +79,16 @@ int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap)
     return fd;
 }
 
-/* set once at start (backing_probe_unnamed), before any thread; then only read */
-static int unnamed_ok;
+/* How a new file without a name is linked into its directory, found by
+ * backing_probe_unnamed (set once at start, before any thread; then only read): linkat
+ * of the descriptor itself needs CAP_DAC_READ_SEARCH, the link through /proc only that
+ * /proc is there. NONE: new files take a temporary name. */
+static enum { UNNAMED_NONE, UNNAMED_LINK_FD, UNNAMED_LINK_PROC } unnamed_link;
 
-/* Names the unnamed file fd: linkat of the descriptor itself needs CAP_DAC_READ_SEARCH,
- * the link through /proc only that /proc is there. */
-static int link_unnamed(int fd, int dirfd, const char *name)
+static int link_unnamed(int fd, int dirfd, const char *name, int how)
 {
-    if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
-        return 0;
-    if (errno != ENOENT && errno != EPERM)
-        return -errno;
+    if (how == UNNAMED_LINK_FD)
+        return linkat(fd, "", dirfd, name, AT_EMPTY_PATH) < 0 ? -errno : 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
@@ -108,16 +107,19 @@ void backing_probe_unnamed(int dirfd)
         return;
     char tmp[64];
     b2f_temp_name(tmp, sizeof tmp);
-    if (link_unnamed(fd, dirfd, tmp) == 0) {
-        unlinkat(dirfd, tmp, 0);
-        unnamed_ok = 1;
+    for (int how = UNNAMED_LINK_FD; how <= UNNAMED_LINK_PROC; how++) {
+        if (link_unnamed(fd, dirfd, tmp, how) == 0) {
+            unlinkat(dirfd, tmp, 0);
+            unnamed_link = how;
+            break;
+        }
     }
     close(fd);
 }
 
 int backing_create_new(int dirfd, mode_t mode, char *tmp, size_t cap)
 {
-    int fd = unnamed_ok ? open_unnamed(dirfd, mode) : -EOPNOTSUPP;
+    int fd = unnamed_link != UNNAMED_NONE ? open_unnamed(dirfd, mode) : -EOPNOTSUPP;
     if (fd < 0)
         return backing_create_temp(dirfd, mode, tmp, cap);
     int r = backing_trylock(fd);
@@ -131,7 +133,8 @@ int backing_create_new(int dirfd, mode_t mode, char *tmp, size_t cap)
 
 int backing_name_new(int dirfd, const char *tmp, int fd, const char *name)
 {
-    return tmp[0] ? backing_rename_over(dirfd, tmp, fd, name, 0) : link_unnamed(fd, dirfd, name);
+    return tmp[0] ? backing_rename_over(dirfd, tmp, fd, name, 0)
+                  : link_unnamed(fd, dirfd, name, unnamed_link);
 }
 
 int backing_check_locks(int dirfd)

@@ -6,8 +6,8 @@
  * at a time among all b2fs mounts of a backing directory, on this host or, where the
  * file system passes OFD locks between hosts, on others. It belongs to the open file
  * description, so closing the fd releases it. Temporary names are frame/'s (one format
- * for b2fs and b2frame). Shared state: whether new files may be made without a name, set
- * once at start (backing_probe_unnamed) and only read after. Calls: frame/ (temporary
+ * for b2fs and b2frame). Shared state: whether new files are made without a name and how
+ * they are linked, set once at start (backing_probe_unnamed) and only read after. Calls: frame/ (temporary
  * names), libc. Every function returns 0 (or an fd) or -errno. */
 #ifndef B2FS_BACKING_H
 #define B2FS_BACKING_H
@@ -39,8 +39,9 @@ void backing_remove_stale_temp(int dfd, const char *name);
  * The name goes to tmp. Returns the fd (O_RDWR) or -errno. */
 int backing_create_temp(int dirfd, mode_t mode, char *tmp, size_t cap);
 /* Whether files without a name (O_TMPFILE) can be made in dirfd, BACKING's root, and then
- * named (linkat): if so, backing_create_new makes new files so. Called once at start,
- * before any thread. */
+ * named (linkat of the descriptor, or through /proc/self/fd where that is refused): if
+ * so, backing_create_new makes new files so, and backing_name_new links them the way that
+ * worked. Called once at start, before any thread. */
 void backing_probe_unnamed(int dirfd);
 /* Creates a new file in dirfd (mode) that no other process can see until
  * backing_name_new names it, holding its commit lock: without a name where

@@ -129,9 +129,8 @@ int main(int argc, char *argv[])
             fuse_opt_free_args(&args);
             return 1;
         }
-    }
-    if (!b2fs_cfg.ro)
         backing_probe_unnamed(b2fs_cfg.rootfd);
+    }
     b2f_malloc_policy();
     raise_open_files_limit();
     /* the modes FUSE passes have the caller's umask applied already */
