@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* With no request taken for this long, the watcher sleeps until one is. */
 #define WATCH_IDLE_NS 1000000000LL
@@ -30,6 +31,10 @@ static struct {
     sem_t tick;              /* wakes the watcher: a request after a sleep, or the end */
     /* under lock: */
     unsigned max, nthreads;  /* threads allowed, made (each in lanes[]) */
+    /* set at start: */
+    unsigned spread;         /* threads reading while no program writes */
+    size_t request_max;      /* the largest request: a WRITE of max_write bytes */
+    size_t page;
     pthread_t *lanes;
     unsigned reading;        /* threads reading the device */
     unsigned serving;        /* threads serving a request */
@@ -40,6 +45,7 @@ static struct {
                               * thread ready to read them (moving share of HIT_ONE) */
     int writes;              /* how many of the last requests made or wrote a file
                               * (CREATE, WRITE; moving share of HIT_ONE) */
+    int large;               /* how many were WRITEs of more than a page (moving share) */
     int64_t served_avg;      /* how long a request takes to serve (ns, moving average) */
     int asleep;              /* the watcher sleeps until a request is taken */
     int stop;
@@ -65,9 +71,52 @@ static void end_locked(int error)
     }
 }
 
-static void free_buf(void *buf)
+/* A lane's two ways to take a request. libfuse's splices each into a pipe and reads it
+ * back (two system calls), leaving a large WRITE's data in the pipe to be read once,
+ * straight into the chunk; the lane's own read(2)s each into its buffer (one call). */
+struct takers {
+    struct fuse_buf spliced;   /* libfuse's: its mem made by libfuse */
+    struct fuse_buf own;       /* mem of L.request_max bytes, or NULL: splice them all */
+};
+
+static void free_takers(void *arg)
 {
-    free(((struct fuse_buf *)buf)->mem);
+    struct takers *t = arg;
+    free(t->spliced.mem);
+    free(t->own.mem);
+}
+
+/* Reads one request into b, as fuse_session_receive_buf without splicing: its size, 0
+ * when the session has ended, or -errno. */
+static int read_request(struct fuse_buf *b)
+{
+    for (;;) {
+        ssize_t n = read(fuse_session_fd(L.se), b->mem, L.request_max);
+        if (n >= (ssize_t)sizeof(struct fuse_in_header)) {
+            b->size = (size_t)n;
+            b->flags = 0;
+            return (int)n;
+        }
+        if (n >= 0)
+            return -EIO;
+        if (errno == ENOENT)
+            continue;   /* the request was interrupted before it was read */
+        if (errno == ENODEV) {   /* unmounted */
+            fuse_session_exit(L.se);
+            return 0;
+        }
+        return -errno;
+    }
+}
+
+/* Whether the request in buf is a WRITE that libfuse would leave in a pipe (more than a
+ * page of data). */
+static int is_large_write(const struct fuse_buf *buf)
+{
+    if (buf->flags & FUSE_BUF_IS_FD)
+        return 1;
+    return buf->size >= sizeof(struct fuse_in_header) + sizeof(struct fuse_write_in) + L.page &&
+           ((const struct fuse_in_header *)buf->mem)->opcode == FUSE_WRITE;
 }
 
 /* Whether the request in buf creates or writes a file: a request in a pipe is a large
@@ -82,6 +131,12 @@ static int is_write(const struct fuse_buf *buf)
     return op == FUSE_CREATE || op == FUSE_WRITE;
 }
 
+/* How many threads should read the device now. (L.lock held) */
+static unsigned readers_wanted_locked(void)
+{
+    return L.writes * 8 >= HIT_ONE ? 1 : L.spread;
+}
+
 /* Polls the device until a request waits, for at most SPIN_NS, giving the processor to
  * any other thread that wants it between polls. */
 static void spin(void)
@@ -92,6 +147,8 @@ static void spin(void)
         sched_yield();
 }
 
+static int add_lane_locked(void);
+
 static void *lane(void *arg)
 {
     (void)arg;
@@ -99,11 +156,11 @@ static void *lane(void *arg)
      * holding L.lock, and every other lane and loop_serve's join would wait for it */
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     pthread_setname_np(pthread_self(), LOOP_THREAD_NAME);
-    struct fuse_buf buf = {.mem = NULL};
-    pthread_cleanup_push(free_buf, &buf);
+    struct takers takers = {.own.mem = malloc(L.request_max)};
+    pthread_cleanup_push(free_takers, &takers);
     pthread_mutex_lock(&L.lock);
     for (;;) {
-        while (!L.stop && L.reading > 0 && L.called == 0) {
+        while (!L.stop && L.reading >= readers_wanted_locked() && L.called == 0) {
             L.waiting++;
             pthread_cond_wait(&L.more, &L.lock);
             L.waiting--;
@@ -112,16 +169,18 @@ static void *lane(void *arg)
             L.called--;
         if (L.stop)
             break;
-        L.reading++;
-        int spinning = L.writes * 8 >= HIT_ONE && L.hits * 2 >= HIT_ONE &&
+        int spinning = L.reading == 0 && L.writes * 8 >= HIT_ONE && L.hits * 2 >= HIT_ONE &&
                        L.served_avg < SPIN_NS;
+        struct fuse_buf *buf = L.large * 8 >= HIT_ONE || !takers.own.mem ? &takers.spliced
+                                                                          : &takers.own;
+        L.reading++;
         pthread_mutex_unlock(&L.lock);
         int64_t ready = now_ns();
         if (spinning)
             spin();
         /* cancelled only here, blocked in the device's read, at the end (loop_serve) */
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-        int r = fuse_session_receive_buf(L.se, &buf);
+        int r = buf == &takers.own ? read_request(buf) : fuse_session_receive_buf(L.se, buf);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
         pthread_mutex_lock(&L.lock);
         L.reading--;
@@ -133,14 +192,18 @@ static void *lane(void *arg)
             continue;
         int64_t took = L.last_take = now_ns();
         L.hits += ((took - ready <= SPIN_NS ? HIT_ONE : 0) - L.hits) / 8;
-        L.writes += ((is_write(&buf) ? HIT_ONE : 0) - L.writes) / 8;
+        L.writes += ((is_write(buf) ? HIT_ONE : 0) - L.writes) / 8;
+        L.large += ((is_large_write(buf) ? HIT_ONE : 0) - L.large) / 8;
         L.serving++;
+        /* the threads serving read again when done: one more only when too few are */
+        if (L.reading + L.serving < readers_wanted_locked())
+            (void)add_lane_locked();   /* (a thread not made: one reader fewer) */
         if (L.asleep) {
             L.asleep = 0;
             sem_post(&L.tick);
         }
         pthread_mutex_unlock(&L.lock);
-        fuse_session_process_buf(L.se, &buf);
+        fuse_session_process_buf(L.se, buf);
         int64_t served = now_ns() - took;
         pthread_mutex_lock(&L.lock);
         L.served_avg += (served - L.served_avg) / 8;
@@ -182,10 +245,16 @@ static struct timespec deadline(int64_t ns)
     return d;
 }
 
-int loop_serve(struct fuse_session *se, unsigned max_threads)
+int loop_serve(struct fuse_session *se, unsigned max_threads, size_t max_write)
 {
     L.se = se;
+    L.page = (size_t)sysconf(_SC_PAGESIZE);
+    L.request_max = max_write + L.page < FUSE_MIN_READ_BUFFER ? FUSE_MIN_READ_BUFFER
+                                                               : max_write + L.page;
     L.max = max_threads < 1 ? 1 : max_threads > MAX_LANES ? MAX_LANES : max_threads;
+    cpu_set_t cpus;
+    unsigned ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
+    L.spread = ncpu * LOOP_READERS_PER_CPU < L.max ? ncpu * LOOP_READERS_PER_CPU : L.max;
     L.lanes = calloc(L.max, sizeof *L.lanes);
     if (!L.lanes || sem_init(&L.tick, 0, 0) != 0) {
         free(L.lanes);

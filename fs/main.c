@@ -55,7 +55,7 @@ static int serve(struct fuse_args *args)
     if (o.singlethread)
         r = fuse_session_loop(se);
     else
-        r = loop_serve(se, o.max_threads);
+        r = loop_serve(se, o.max_threads, B2FS_IO_SIZE);
     r = r != 0;
     push_stop();
     fuse_session_unmount(se);

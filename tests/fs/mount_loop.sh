@@ -1,8 +1,9 @@
 #!/bin/bash
-# The request loop (fs/loop): one thread serves a program's calls while they are quick; a
-# slow request brings another thread, so it holds nobody else up. Slow requests are made
-# by write leases on files in BACKING (fcntl F_SETLEASE, held by this test): the
-# daemon's open(2) of such a file waits until the lease is given up.
+# The request loop (fs/loop): one thread serves a writing program's calls while they are
+# quick, several wait for a reading program's; a slow request brings another thread, so
+# it holds nobody else up. Slow requests are made by write leases on files in BACKING
+# (fcntl F_SETLEASE, held by this test): the daemon's open(2) of such a file waits until
+# the lease is given up.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -119,6 +120,19 @@ sleep 0.3
 c0=$(lane_ns); sleep 1; c1=$(lane_ns)
 echo "request threads' processor time in the second after the copy: $(((c1 - c0) / 1000)) us"
 check "idle, the request threads use under 5 ms of processor time a second" test $((c1 - c0)) -lt 5000000
+unmount_b2fs
+
+# While a program only reads, several threads wait on the device (LOOP_READERS_PER_CPU for each
+# processor): a cat of the 300 files on a fresh mount is served by more than one.
+mount_b2fs || { fail "mount"; finish; exit 1; }
+PID=$B2FS_PID
+lane_times > "$WORK/t2"
+cat "$MNT"/copy2/* > "$WORK/all"
+lane_times > "$WORK/t3"
+share=$(busiest_share "$WORK/t2" "$WORK/t3")
+echo "request threads after cat of 300 files on a fresh mount: $(lanes); the busiest had $share % of their time"
+check "cat of 300 files read back" cmp "$WORK/all" <(cd "$WORK/src" && cat -- *)
+check "a program's reads go to more than one request thread" test "$(lanes)" -gt 1 -a "$share" -lt 90
 unmount_b2fs
 
 # the same slow open with one request thread allowed (-o max_threads=1) holds the stat up
