@@ -29,12 +29,12 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t more;     /* a waiting thread is wanted for reading, or stop */
     sem_t tick;              /* wakes the watcher: a request after a sleep, or the end */
-    /* under lock: */
-    unsigned max, nthreads;  /* threads allowed, made (each in lanes[]) */
-    /* set at start: */
+    /* set before the first thread starts, then read only: */
     unsigned spread;         /* threads reading while no program writes */
     size_t request_max;      /* the largest request: a WRITE of max_write bytes */
     size_t page;
+    /* under lock: */
+    unsigned max, nthreads;  /* threads allowed, made (each in lanes[]) */
     pthread_t *lanes;
     unsigned reading;        /* threads reading the device */
     unsigned serving;        /* threads serving a request */
