@@ -109,32 +109,44 @@ static int read_request(struct fuse_buf *b)
     }
 }
 
+/* The opcode of the request in buf: FUSE_WRITE for one in a pipe (libfuse leaves only a
+ * large WRITE there), 0 for one too short to have a header. */
+static uint32_t opcode_of(const struct fuse_buf *buf)
+{
+    if (buf->flags & FUSE_BUF_IS_FD)
+        return FUSE_WRITE;
+    if (buf->size < sizeof(struct fuse_in_header))
+        return 0;
+    return ((const struct fuse_in_header *)buf->mem)->opcode;
+}
+
+/* Whether the request in buf creates or writes a file. */
+static int is_write(const struct fuse_buf *buf)
+{
+    uint32_t op = opcode_of(buf);
+    return op == FUSE_CREATE || op == FUSE_WRITE;
+}
+
 /* Whether the request in buf is a WRITE that libfuse would leave in a pipe (more than a
  * page of data). */
 static int is_large_write(const struct fuse_buf *buf)
 {
-    if (buf->flags & FUSE_BUF_IS_FD)
-        return 1;
-    return buf->size >= sizeof(struct fuse_in_header) + sizeof(struct fuse_write_in) + L.page &&
-           ((const struct fuse_in_header *)buf->mem)->opcode == FUSE_WRITE;
+    return opcode_of(buf) == FUSE_WRITE &&
+           ((buf->flags & FUSE_BUF_IS_FD) ||
+            buf->size >= sizeof(struct fuse_in_header) + sizeof(struct fuse_write_in) + L.page);
 }
 
-/* Whether the request in buf creates or writes a file: a request in a pipe is a large
- * WRITE (libfuse reads every other into memory). */
-static int is_write(const struct fuse_buf *buf)
+/* Whether a program writes files: a CREATE or WRITE among the last few requests.
+ * (L.lock held) */
+static int writing_locked(void)
 {
-    if (buf->flags & FUSE_BUF_IS_FD)
-        return 1;
-    if (buf->size < sizeof(struct fuse_in_header))
-        return 0;
-    uint32_t op = ((const struct fuse_in_header *)buf->mem)->opcode;
-    return op == FUSE_CREATE || op == FUSE_WRITE;
+    return L.writes * 8 >= HIT_ONE;
 }
 
 /* How many threads should read the device now. (L.lock held) */
 static unsigned readers_wanted_locked(void)
 {
-    return L.writes * 8 >= HIT_ONE ? 1 : L.spread;
+    return writing_locked() ? 1 : L.spread;
 }
 
 /* Polls the device until a request waits, for at most SPIN_NS, giving the processor to
@@ -169,7 +181,7 @@ static void *lane(void *arg)
             L.called--;
         if (L.stop)
             break;
-        int spinning = L.reading == 0 && L.writes * 8 >= HIT_ONE && L.hits * 2 >= HIT_ONE &&
+        int spinning = L.reading == 0 && writing_locked() && L.hits * 2 >= HIT_ONE &&
                        L.served_avg < SPIN_NS;
         struct fuse_buf *buf = L.large * 8 >= HIT_ONE || !takers.own.mem ? &takers.spliced
                                                                           : &takers.own;
