@@ -18,10 +18,10 @@
 #include "fs/write.h"
 
 /* Creates a new, empty frame file for the mount name loc->mname (loc from loc_resolve,
- * kind NONE) with parameters p, mode and owner uid:gid (-1: the daemon's), stored as
- * NAME.b2frame (STEM.npy as STEM.b2nd, an array once a .npy file is written in it):
- * written under a temporary name and renamed into place. path is the mount path (for
- * logs). The node comes with a reference. */
+ * kind NONE) with parameters p, mode and owner uid:gid (-1: as the daemon makes it),
+ * stored as NAME.b2frame (STEM.npy as STEM.b2nd, an array once a .npy file is written
+ * in it): written under a temporary name and renamed into place. path is the mount path
+ * (for logs). The node comes with a reference. */
 int file_create(const b2fs_loc *loc, const char *path, const b2f_params *p, mode_t mode,
                 uid_t uid, gid_t gid, b2fs_node **out);
 /* Checks an open for flags (O_ACCMODE, O_TRUNC) and applies O_TRUNC (an array's view

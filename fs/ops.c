@@ -112,11 +112,27 @@ int ops_readlink(const char *path, char *buf, size_t size)
     return r;
 }
 
+/* The owner a caller's new entry of dirfd is given, as chown(2) takes it (-1: as the
+ * daemon made it): the caller's user, and its group unless dirfd is set-group-ID, where
+ * the entry keeps the directory's group, which the kernel gave it (as on any Linux file
+ * system). Returns whether a chown is needed. */
+static int new_owner(int dirfd, const b2fs_caller *who, uid_t *uid, gid_t *gid)
+{
+    struct stat st;
+    *uid = who && who->uid != geteuid() ? who->uid : (uid_t)-1;
+    *gid = who && who->gid != getegid() ? who->gid : (gid_t)-1;
+    if (*gid != (gid_t)-1 && fstat(dirfd, &st) == 0 && (st.st_mode & S_ISGID))
+        *gid = (gid_t)-1;
+    return geteuid() == 0 && (*uid != (uid_t)-1 || *gid != (gid_t)-1);
+}
+
 static void own(int dirfd, const char *name, const b2fs_caller *who)
 {
-    if (who && geteuid() == 0)
-        if (fchownat(dirfd, name, who->uid, who->gid, AT_SYMLINK_NOFOLLOW) < 0)
-            b2fs_log(LOG_WARNING, "chown of new %s: %s", name, strerror(errno));
+    uid_t uid;
+    gid_t gid;
+    if (new_owner(dirfd, who, &uid, &gid) &&
+        fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+        b2fs_log(LOG_WARNING, "chown of new %s: %s", name, strerror(errno));
 }
 
 /* For calls that make a new name: the parent exists, the name does not. */
@@ -153,8 +169,10 @@ static int create_frame(const b2fs_loc *loc, const char *path, mode_t mode,
 {
     b2f_params p;
     b2fs_params_for_new(path, &p);
-    return file_create(loc, path, &p, mode, who ? who->uid : (uid_t)-1,
-                       who ? who->gid : (gid_t)-1, n);
+    uid_t uid;
+    gid_t gid;
+    new_owner(loc->dirfd, who, &uid, &gid);
+    return file_create(loc, path, &p, mode, uid, gid, n);
 }
 
 /* FIFOs, sockets and character and block devices are entries of BACKING as themselves;

@@ -3,7 +3,7 @@
 # chmod and chown of every file type; inode numbers that hard links share and that
 # readdir, stat and a remount agree on; O_APPEND on a frame; access times that b2fs's
 # own reads of a frame leave alone; hard-linked frames never split by compaction; EFBIG for a
-# size past what a frame can index.
+# size past what a frame can index; the group of new entries of a set-group-ID directory.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -31,6 +31,22 @@ ln -s fifo link
 check "chown of a symlink itself (lchown)" chown -h 5:6 link
 check "  owner shown" [ "$(stat -c %u:%g link)" = 5:6 ]
 check "  the target kept its owner" [ "$(stat -c %u:%g fifo)" = 12:34 ]
+
+# a new entry of a set-group-ID directory takes the directory's group, and a new directory
+# the bit too, as on any Linux file system
+mkdir sgid && chgrp 4321 sgid && chmod 2775 sgid
+echo x >sgid/frame
+echo x >"sgid/$(printf 'l%.0s' $(seq 250))"
+mkdir sgid/dir
+ln -s frame sgid/link
+mkfifo sgid/fifo
+for f in frame "$(printf 'l%.0s' $(seq 250))" dir link fifo; do
+    check "a new ${f:0:9} in a set-group-ID directory takes its group" \
+        [ "$(stat -c %u:%g "sgid/$f")" = "$(id -u):4321" ]
+done
+check "  and a new directory the set-group-ID bit" test -g sgid/dir
+check "  a new file outside it the creator's group" sh -c \
+    'echo x >plaingrp && [ "$(stat -c %g plaingrp)" = "$(id -g)" ]'
 
 echo hello >a
 check "a hard link to a frame" ln a b
