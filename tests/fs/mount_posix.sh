@@ -3,7 +3,8 @@
 # chmod and chown of every file type; inode numbers that hard links share and that
 # readdir, stat and a remount agree on; O_APPEND on a frame; access times that b2fs's
 # own reads of a frame leave alone; hard-linked frames never split by compaction; EFBIG for a
-# size past what a frame can index; the group of new entries of a set-group-ID directory.
+# size past what a frame can index; the owner and group of new entries, in a set-group-ID
+# directory too.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -204,6 +205,23 @@ for name in ("gone", "n" * 250):
     os.utime(fd, (1000000000, 1000000000))
     assert os.fstat(fd).st_mtime == 1000000000, name[:9]
     os.close(fd)'
+
+# another user's new entries (allow_other): its own, in the group of a set-group-ID
+# directory, in its own group elsewhere
+cd /
+chmod 0755 "$WORK"
+remount_b2fs -o chunksize=64K,allow_other || { fail "remount with allow_other"; finish; exit 1; }
+cd "$MNT" || exit 1
+mkdir -m 1777 open
+as_user() { setpriv --reuid 4000 --regid 4000 --clear-groups "$@"; }
+for d in sgid open; do
+    check "user 4000 makes a frame, a directory and a symlink in $d" as_user sh -c \
+        "echo x >$d/u-frame && mkdir $d/u-dir && ln -s u-frame $d/u-link"
+    want=4000:$([ $d = sgid ] && echo 4321 || echo 4000)
+    for f in u-frame u-dir u-link; do
+        check "  $d/$f is $want" [ "$(stat -c %u:%g "$d/$f")" = "$want" ]
+    done
+done
 
 cd /
 unmount_b2fs
