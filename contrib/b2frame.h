@@ -14,6 +14,8 @@ enum { BT_OK = 0, BT_FAIL = 1, BT_USAGE = 2 };
 
 /* "b2frame: FILE: reason" on stderr (file may be NULL). */
 void bt_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* With on, bt_error prints nothing until called again with 0 (b2frame is one thread). */
+void bt_errors_muted(int on);
 /* The reason for a library error: the specific text in err if any, else the code's. */
 const char *bt_reason(int code, const char *err);
 
@@ -75,7 +77,9 @@ int bt_cmd_cat(int argc, char **argv);
 int bt_cmd_unpack(int argc, char **argv);
 int bt_cmd_pack(int argc, char **argv);
 int bt_cmd_verify(int argc, char **argv);
-/* verify of one file: each problem on stderr, 'FILE: ok ...' on stdout unless quiet. */
+/* verify of one file: each problem on stderr, 'FILE: ok ...' on stdout unless quiet. A
+ * check that fails is made again under a shared lock on the file, which waits for a b2fs
+ * commit in progress, and only that one's problems are shown. */
 int bt_verify_file(const char *path, int quiet);
 int bt_cmd_seal(int argc, char **argv);
 int bt_cmd_scrub(int argc, char **argv);

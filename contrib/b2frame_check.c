@@ -18,9 +18,11 @@ static const char verify_usage[] =
     "wrote, also the fingerprint of its header, index and trailer and every chunk's\n"
     "checksums (per block); in a Bloscpack file, its checksums. Names each problem on\n"
     "stderr (a checksum mismatch with its chunk and block) and prints 'FILE: ok' for a sound\n"
-    "file unless -q, with how many chunks checksums covered. Exit status 0 only when every\n"
-    "FILE is sound. On a terminal, stderr shows progress when it takes over a second; -q:\n"
-    "no progress.\n";
+    "file unless -q, with how many chunks checksums covered. A check that fails is made\n"
+    "again under a shared lock on FILE, which waits for a b2fs commit in progress (another\n"
+    "host's, on a cluster file system), and only its problems are named. Exit status 0\n"
+    "only when every FILE is sound. On a terminal, stderr shows progress when it takes\n"
+    "over a second; -q: no progress.\n";
 
 static const char compact_usage[] =
     "Usage: b2frame compact [-q] FILE...\n"
@@ -101,7 +103,7 @@ static int verify_chunks(const bt_input *in, b2_dctx *ctx, int64_t *nbad, int64_
 
 static void ignore_meta(const char *name, const uint8_t *value, size_t len, int vl, int index) {}
 
-int bt_verify_file(const char *path, int quiet)
+static int verify_once(const char *path, int quiet)
 {
     bt_input in;
     if (bt_open_input(&in, path, B2F_RDONLY, 1) != BT_OK)
@@ -153,6 +155,28 @@ int bt_verify_file(const char *path, int quiet)
                integ.sealed == B2F_SEALED_WHOLE ? "; the whole frame by fingerprint"
                : integ.sealed ? "; header, index and trailer by fingerprint" : "");
     return BT_OK;
+}
+
+/* A b2fs mount commits to a frame under an OFD write lock; a check made meanwhile, where
+ * another host's writes reach this one's reads out of order (a cluster file system), may
+ * read a header of one commit with an index of another. So a check that fails is made
+ * again under a shared lock, which waits for the commit in progress and keeps the next
+ * one out until the check ends; the first check, done without it, holds no writer up. */
+int bt_verify_file(const char *path, int quiet)
+{
+    bt_errors_muted(1);
+    int r = verify_once(path, quiet);
+    bt_errors_muted(0);
+    if (r == BT_OK)
+        return r;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    while (fd >= 0 && fcntl(fd, F_OFD_SETLKW, &lk) < 0 && errno == EINTR)
+        ;   /* (no lock where the file system has none: checked as it is) */
+    r = verify_once(path, quiet);
+    if (fd >= 0)
+        close(fd);
+    return r;
 }
 
 int bt_cmd_verify(int argc, char **argv)

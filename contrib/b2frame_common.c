@@ -13,8 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
+static int errors_muted;
+
+void bt_errors_muted(int on)
+{
+    errors_muted = on;
+}
+
 void bt_error(const char *file, const char *fmt, ...)
 {
+    if (errors_muted)
+        return;
     va_list ap;
     va_start(ap, fmt);
     fputs("b2frame: ", stderr);

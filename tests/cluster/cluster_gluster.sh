@@ -64,7 +64,7 @@ run_sub() {
         p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
         n_pass=$((n_pass + p)); n_fail=$((n_fail + f))
         echo "$name ($script): $line"
-        [ "$f" -eq 0 ] || grep -E '^FAIL' "$GL_DIR/$name.out" | sed "s/^/  $name: /"
+        [ "$f" -eq 0 ] || grep -E '^(FAIL|first failed)' "$GL_DIR/$name.out" | sed "s/^/  $name: /"
     else
         fail "$name ($script): no result line: $line"
         tail -n 20 "$GL_DIR/$name.out"
