@@ -16,6 +16,9 @@ enum { BT_OK = 0, BT_FAIL = 1, BT_USAGE = 2 };
 void bt_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* With on, bt_error prints nothing until called again with 0 (b2frame is one thread). */
 void bt_errors_muted(int on);
+/* Takes an OFD lock of type (F_RDLCK, F_WRLCK) on the whole file fd, as b2fs takes its
+ * commit lock: with wait, after the holder lets go (retried on EINTR). 0 or -errno. */
+int bt_lock_frame(int fd, short type, int wait);
 /* The reason for a library error: the specific text in err if any, else the code's. */
 const char *bt_reason(int code, const char *err);
 

@@ -170,9 +170,8 @@ int bt_verify_file(const char *path, int quiet)
     if (r == BT_OK)
         return r;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
-    while (fd >= 0 && fcntl(fd, F_OFD_SETLKW, &lk) < 0 && errno == EINTR)
-        ;   /* (no lock where the file system has none: checked as it is) */
+    if (fd >= 0)
+        (void)bt_lock_frame(fd, F_RDLCK, 1);   /* (none where the file system has none) */
     r = verify_once(path, quiet);
     if (fd >= 0)
         close(fd);

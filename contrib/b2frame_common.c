@@ -34,6 +34,15 @@ void bt_error(const char *file, const char *fmt, ...)
     va_end(ap);
 }
 
+int bt_lock_frame(int fd, short type, int wait)
+{
+    struct flock lk = {.l_type = type, .l_whence = SEEK_SET};
+    while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lk) < 0)
+        if (errno != EINTR)
+            return -errno;
+    return 0;
+}
+
 const char *bt_reason(int code, const char *err)
 {
     return err && err[0] ? err : b2f_strerror(code);

@@ -56,11 +56,11 @@ static int seal_one(const char *path)
     int status = BT_FAIL;
     if (open_for_seal(&in, path) != BT_OK)
         return BT_FAIL;
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     b2f_stat st;
     b2f_stat_get(in.frame, &st);
-    if (fcntl(in.fd, F_OFD_SETLK, &lk) < 0) {
-        bt_error(path, "in use by another writer (locked): %s", strerror(errno));
+    int r = bt_lock_frame(in.fd, F_WRLCK, 0);
+    if (r < 0) {
+        bt_error(path, "in use by another writer (locked): %s", strerror(-r));
         goto out;
     }
     if (st.nbytes == 0) {
