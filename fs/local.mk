@@ -2,13 +2,14 @@
 # (tests/fs/) call the modules directly, without a mount. docs/ARCHITECTURE.md names
 # each module and what it may call.
 noinst_LIBRARIES += fs/libb2fs.a
-FS_CPPFLAGS = $(AM_CPPFLAGS) -DFUSE_USE_VERSION=312 $(FUSE3_CFLAGS)
+FS_CPPFLAGS = $(AM_CPPFLAGS) -DFUSE_USE_VERSION=312 $(FUSE3_CFLAGS) $(XXHASH_CFLAGS)
 fs_libb2fs_a_CPPFLAGS = $(FS_CPPFLAGS)
 fs_libb2fs_a_SOURCES = \
 	fs/log.h fs/log.c \
 	fs/errmap.h fs/errmap.c \
 	fs/options.h fs/options.c \
 	fs/backing.h fs/backing.c \
+	fs/dirnames.h fs/dirnames.c \
 	fs/paths.h fs/paths.c \
 	fs/wpool.h fs/wpool.c \
 	fs/pagerun.h fs/pagerun.c \

@@ -15,6 +15,7 @@
 #include "fs/backing.h"
 #include "fs/bcache.h"
 #include "fs/commit.h"
+#include "fs/dirnames.h"
 #include "fs/errmap.h"
 #include "fs/file.h"
 #include "fs/idle.h"
@@ -761,6 +762,7 @@ void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
     if (!b2fs_cfg.foreground)
         b2fs_log_to_syslog();
     node_table_init(commit_retire, rekeyed);
+    dirnames_start();
     bcache_init(b2fs_cfg.cache_size);
     wpool_init(b2fs_cfg.nthreads);
     int r = b2fs_cfg.compress_idle > 0 ? idle_start() : 0;
@@ -777,5 +779,6 @@ void ops_unmount(void)
     commit_all();
     wpool_shutdown();
     bcache_shutdown();
+    dirnames_stop();
     b2fs_log(LOG_INFO, "unmounted %s", b2fs_cfg.backing);
 }

@@ -41,6 +41,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("checksums=", KEY_B2),
     FUSE_OPT_KEY("push_blocks=", KEY_B2),
     FUSE_OPT_KEY("plain_small=", KEY_B2),
+    FUSE_OPT_KEY("name_cache=", KEY_B2),
     FUSE_OPT_END,
 };
 
@@ -93,6 +94,12 @@ static const char usage_text[] =
     "                       file NAME when closed, its checksum in the hidden attribute\n"
     "                       user.b2fs.xxh3 (checked when it is opened for reading, dropped\n"
     "                       by its first change); off: every new file is a frame (on)\n"
+    "    name_cache=on|off  on: the names of recently used directories of BACKING are\n"
+    "                       kept in memory, current by inotify, so a lookup of a name\n"
+    "                       that does not exist asks BACKING nothing (four searches of\n"
+    "                       the directory otherwise: NAME.b2frame, NAME.b2f, NAME.blp,\n"
+    "                       NAME); only where BACKING is ext4, xfs, btrfs, tmpfs or f2fs,\n"
+    "                       whose changes inotify sees all of (on)\n"
     "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
     "                       written, at the cost of a copy, and compressed with the file's\n"
     "                       parameters once it has had no write for SECS seconds, and at\n"
@@ -233,12 +240,14 @@ static int set_option(b2fs_config *cfg, const char *arg)
     memcpy(name, arg, nl);
     name[nl] = 0;
     const char *value = eq + 1, *why = NULL;
-    if (!strcmp(name, "checksums") || !strcmp(name, "push_blocks") ||
-        !strcmp(name, "plain_small")) {
+    int *flag = !strcmp(name, "checksums") ? &cfg->checksums
+              : !strcmp(name, "push_blocks") ? &cfg->push_blocks
+              : !strcmp(name, "plain_small") ? &cfg->plain_small
+              : !strcmp(name, "name_cache") ? &cfg->name_cache : NULL;
+    if (flag) {
         if (strcmp(value, "on") && strcmp(value, "off"))
             return bad_value(name, value, "on or off");
-        *(name[0] == 'c' ? &cfg->checksums
-          : name[1] == 'u' ? &cfg->push_blocks : &cfg->plain_small) = !strcmp(value, "on");
+        *flag = !strcmp(value, "on");
     } else if (!strcmp(name, "compress_idle")) {
         long v;
         if (parse_int(value, 0, 3600, &v))
@@ -343,6 +352,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->checksums = 1;
     cfg->push_blocks = 1;
     cfg->plain_small = 1;
+    cfg->name_cache = 1;
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
     cfg->idle_clevel = B2FS_IDLE_CLEVEL;
     struct parse_state ps = {.cfg = cfg};

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fs/backing.h"
+#include "fs/dirnames.h"
 #include "fs/options.h"
 
 /* shown: what replaces the suffix in the shown name ("": NAME.b2frame shows as NAME) */
@@ -252,18 +253,32 @@ int loc_resolve(const char *path, b2fs_loc *loc)
     strcpy(loc->mname, last);
     if (!strcmp(last, "..") || !strcmp(last, ".") || name_is_temp(last))
         return 0;
-    for (size_t i = 0; i < NSUFFIX; i++) {
-        char name[300];
-        if (candidate(name, sizeof name, last, i))
+    /* the names last may have, in order of preference, then last itself */
+    char names[NSUFFIX][300];
+    const char *probe[NSUFFIX + 1];
+    int kind[NSUFFIX + 1], n = 0;
+    for (size_t i = 0; i < NSUFFIX; i++)
+        if (!candidate(names[n], sizeof names[n], last, i)) {
+            kind[n] = suffixes[i].kind;
+            probe[n] = names[n];
+            n++;
+        }
+    probe[n++] = last;
+    unsigned absent = 0;
+    if (dirnames_absent(loc->dirfd, probe, n, &absent) < 0)
+        absent = 0;
+    for (int i = 0; i < n - 1; i++) {
+        if (absent & (1u << i))
             continue;
-        if (fstatat(loc->dirfd, name, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        if (fstatat(loc->dirfd, probe[i], &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
             S_ISREG(loc->st.st_mode)) {
-            strcpy(loc->name, name);
-            loc->kind = suffixes[i].kind;
+            strcpy(loc->name, probe[i]);
+            loc->kind = kind[i];
             return 0;
         }
     }
-    if (fstatat(loc->dirfd, last, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+    if (!(absent & (1u << (n - 1))) &&
+        fstatat(loc->dirfd, last, &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
         !(S_ISREG(loc->st.st_mode) && suffix_index(last, NULL) >= 0)) {
         strcpy(loc->name, last);
         loc->kind = B2FS_PLAIN;

@@ -4,7 +4,8 @@
  * names) and every lookup of a mount path in BACKING: all access is relative to
  * b2fs_cfg.rootfd, one component at a time with O_NOFOLLOW, so nothing outside BACKING
  * is reachable. Temporary names are never shown (fs/backing). No shared state. Calls:
- * fs/backing (temporary names), fs/options (rootfd), libc. */
+ * fs/backing (temporary names), fs/dirnames (which names a directory lacks, so they are
+ * not searched for), fs/options (rootfd), libc. */
 #ifndef B2FS_PATHS_H
 #define B2FS_PATHS_H
 

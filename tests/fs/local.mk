@@ -2,9 +2,9 @@
 # the block cache and read path (test_fs); the write, commit and sharing logic
 # (test_fs_write); concurrent calls on the node layer (test_fs_threads, also the
 # ThreadSanitizer run of contrib/run-tests); the kernel's inodes and their names
-# (test_fs_inode) ...
+# (test_fs_inode); the names of directories kept in memory (test_fs_dirnames) ...
 FS_UNIT_TESTS = tests/fs/test_fs tests/fs/test_fs_write tests/fs/test_fs_threads \
-	tests/fs/test_fs_inode
+	tests/fs/test_fs_inode tests/fs/test_fs_dirnames
 check_PROGRAMS += $(FS_UNIT_TESTS)
 TESTS += $(FS_UNIT_TESTS)
 UNIT_TESTS += $(FS_UNIT_TESTS)
@@ -22,6 +22,9 @@ tests_fs_test_fs_threads_LDADD = $(FS_TEST_LIBS)
 tests_fs_test_fs_inode_SOURCES = tests/fs/test_fs_inode.c
 tests_fs_test_fs_inode_CFLAGS = $(FS_TEST_CFLAGS)
 tests_fs_test_fs_inode_LDADD = $(FS_TEST_LIBS)
+tests_fs_test_fs_dirnames_SOURCES = tests/fs/test_fs_dirnames.c
+tests_fs_test_fs_dirnames_CFLAGS = $(FS_TEST_CFLAGS)
+tests_fs_test_fs_dirnames_LDADD = $(FS_TEST_LIBS)
 
 # ... and mount tests that really mount b2fs (skipped loudly without /dev/fuse)
 FS_MOUNT_TESTS = \

@@ -3,7 +3,10 @@
 # (here: b2fs with tests/fs/noopenat2.so preloaded, whose syscall refuses openat2 with
 # ENOSYS), one directory at a time: the same answers both ways, 20 directories down:
 # reads, lists, creates, renames, removes, links and attributes; a temporary name in a
-# path is not found.
+# path is not found. And changes made in BACKING beside a mount (files made, renamed,
+# exchanged, a directory replaced, more changes than inotify's queue holds) show through
+# it once the kernel's entries expire, with the names of directories kept in memory (the
+# default on ext4) and with name_cache=off.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -43,6 +46,60 @@ paths_check() {  # LABEL
 mount_b2fs || fail "a mount"
 paths_check "openat2"
 check "openat2: unmount" unmount_b2fs
+
+# renameat2(RENAME_EXCHANGE) of two names in BACKING
+exchange() {
+    python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0)' "$1" "$2"
+}
+
+beside_check() {  # LABEL: the kernel keeps a name 1 s, a missing one 0.2 s
+    mkdir -p "$BACK/side"
+    check "$1: a name not there" not stat "$MNT/side/made"
+    echo made >"$BACK/side/made"
+    sleep 0.3
+    check "$1: ... made in BACKING shows" [ "$(cat "$MNT/side/made" 2>&1)" = made ]
+    check "$1: a frame written" cp "$WORK/text" "$MNT/side/f"
+    check "$1: ... renamed in BACKING" mv "$BACK/side/f.b2frame" "$BACK/side/g.b2frame"
+    sleep 1.2
+    check "$1: ... shows under its new name" cmp "$WORK/text" "$MNT/side/g"
+    check "$1: ... not under the old" not stat "$MNT/side/f"
+    echo one >"$BACK/side/e1"
+    echo two >"$BACK/side/e2"
+    check "$1: two files read" [ "$(cat "$MNT/side/e1" "$MNT/side/e2")" = "one
+two" ]
+    check "$1: ... exchanged in BACKING" exchange "$BACK/side/e1" "$BACK/side/e2"
+    sleep 1.2
+    check "$1: ... both show, exchanged" [ "$(cat "$MNT/side/e1" "$MNT/side/e2" 2>&1)" = "two
+one" ]
+    mkdir "$BACK/side/dir"
+    echo a >"$BACK/side/dir/a"
+    check "$1: a directory made in BACKING lists" [ "$(ls "$MNT/side/dir")" = a ]
+    check "$1: ... its file reads" [ "$(cat "$MNT/side/dir/a")" = a ]
+    rm -r "$BACK/side/dir"
+    mkdir "$BACK/side/dir"
+    echo b >"$BACK/side/dir/b"
+    sleep 1.2
+    check "$1: ... replaced in BACKING by another: its file reads" [ "$(cat "$MNT/side/dir/b" 2>&1)" = b ]
+    check "$1: ... the old one's does not" not stat "$MNT/side/dir/a"
+    check "$1: a name not there, again" not stat "$MNT/side/late"
+    python3 -c 'import os, sys
+for i in range(12000):
+    p = os.path.join(sys.argv[1], "churn")
+    open(p, "w").close(); os.unlink(p)
+open(os.path.join(sys.argv[1], "late"), "w").write("late\n")' "$BACK/side"
+    sleep 0.3
+    check "$1: ... made after 24,000 changes in BACKING, shows" [ "$(cat "$MNT/side/late" 2>&1)" = late ]
+    rm -r "$BACK/side"
+}
+
+mount_b2fs || fail "a mount"
+beside_check "names kept"
+check "names kept: unmount" unmount_b2fs
+mount_b2fs -o name_cache=off || fail "a mount with name_cache=off"
+beside_check "name_cache=off"
+check "name_cache=off: unmount" unmount_b2fs
+check "--help tells of name_cache" sh -c "'$B2FS' --help | grep -q 'name_cache=on|off'"
 
 LD_PRELOAD=$SHIM NOOPENAT2_MARK="$WORK/refused" mount_b2fs || fail "a mount without openat2"
 paths_check "without openat2"

@@ -1,0 +1,346 @@
+/* The names of recently used directories of BACKING, kept current by inotify (dirnames.h). */
+#include "fs/dirnames.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "fs/options.h"
+
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
+#ifndef F2FS_SUPER_MAGIC
+#define F2FS_SUPER_MAGIC 0xF2F52010
+#endif
+
+/* A directory whose entries take more than this (st_size) is not read whole. */
+#define LARGEST_DIR (1 << 20)
+#define EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+
+/* One directory: free (!taken), its names kept (wd >= 0), or not kept (wd < 0: too large,
+ * case-insensitive, no watch to be had), which is remembered so it is not read again. */
+struct dir {
+    int taken;
+    dev_t dev;
+    ino_t ino;
+    int wd;
+    int fd;                 /* O_PATH, while names are kept: a name renamed away is looked
+                             * for there (an exchange of two names also reads as one) */
+    uint64_t *slot;         /* hashes of the names, open addressing, 0 = empty */
+    size_t cap, count;
+    uint64_t used;          /* when last asked, for the choice of one to drop */
+};
+
+/* all guarded by lock */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ifd = -1;        /* inotify; -1: names are not kept (also read without the lock) */
+static dev_t root_dev;      /* BACKING's: a file system mounted below it is not kept */
+static struct dir dirs[DIRNAMES_DIRS];
+static uint64_t tick;
+
+static uint64_t name_hash(const char *name, size_t len)
+{
+    uint64_t h = XXH3_64bits(name, len);
+    return h ? h : 1;
+}
+
+static int has(const struct dir *d, uint64_t h)
+{
+    size_t m = d->cap - 1;
+    for (size_t i = (size_t)h & m; d->slot[i]; i = (i + 1) & m)
+        if (d->slot[i] == h)
+            return 1;
+    return 0;
+}
+
+static void put(uint64_t *slot, size_t cap, uint64_t h)
+{
+    size_t i = (size_t)h & (cap - 1);
+    while (slot[i] && slot[i] != h)
+        i = (i + 1) & (cap - 1);
+    slot[i] = h;
+}
+
+static void forget_names(struct dir *d)
+{
+    if (d->fd >= 0)
+        close(d->fd);
+    d->fd = -1;
+    free(d->slot);
+    d->slot = NULL;
+    d->cap = d->count = 0;
+}
+
+/* Stops keeping d's names (its watch removed); d stays taken, so it is not read again. */
+static void refuse(struct dir *d)
+{
+    if (d->wd >= 0)
+        inotify_rm_watch(ifd, d->wd);   /* its IN_IGNORED then finds no directory */
+    d->wd = -1;
+    forget_names(d);
+}
+
+static void drop(struct dir *d)
+{
+    refuse(d);
+    d->taken = 0;
+}
+
+/* Adds h; past DIRNAMES_MAX names (or without memory) the directory is refused. */
+static void add(struct dir *d, uint64_t h)
+{
+    if ((d->count + 1) * 2 > d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        uint64_t *slot = d->count + 1 > DIRNAMES_MAX ? NULL : calloc(cap, sizeof *slot);
+        if (!slot) {
+            refuse(d);
+            return;
+        }
+        for (size_t i = 0; i < d->cap; i++)
+            if (d->slot[i])
+                put(slot, cap, d->slot[i]);
+        free(d->slot);
+        d->slot = slot;
+        d->cap = cap;
+    }
+    if (!has(d, h)) {
+        put(d->slot, d->cap, h);
+        d->count++;
+    }
+}
+
+/* Removes h, moving back the entries after it that would no longer be found. */
+static void remove_hash(struct dir *d, uint64_t h)
+{
+    size_t m = d->cap - 1, i = (size_t)h & m;
+    while (d->slot[i] != h) {
+        if (!d->slot[i])
+            return;
+        i = (i + 1) & m;
+    }
+    d->slot[i] = 0;
+    d->count--;
+    for (size_t j = (i + 1) & m; d->slot[j]; j = (j + 1) & m) {
+        size_t home = (size_t)d->slot[j] & m;
+        if (((j - home) & m) >= ((j - i) & m)) {
+            d->slot[i] = d->slot[j];
+            d->slot[j] = 0;
+            i = j;
+        }
+    }
+}
+
+static struct dir *by_watch(int wd)
+{
+    for (int i = 0; i < DIRNAMES_DIRS; i++)
+        if (dirs[i].taken && dirs[i].wd == wd)
+            return &dirs[i];
+    return NULL;
+}
+
+static void stop_keeping(void)
+{
+    for (int i = 0; i < DIRNAMES_DIRS; i++)
+        if (dirs[i].taken)
+            drop(&dirs[i]);
+    if (ifd >= 0)
+        close(ifd);
+    __atomic_store_n(&ifd, -1, __ATOMIC_RELAXED);
+}
+
+static void apply(const struct inotify_event *ev)
+{
+    if (ev->mask & IN_Q_OVERFLOW) {   /* events lost: nothing kept can be trusted */
+        for (int i = 0; i < DIRNAMES_DIRS; i++)
+            if (dirs[i].taken)
+                drop(&dirs[i]);
+        return;
+    }
+    struct dir *d = ev->wd >= 0 ? by_watch(ev->wd) : NULL;
+    if (!d)
+        return;
+    if (ev->mask & IN_IGNORED) {   /* the directory is gone, or its file system */
+        d->wd = -1;
+        forget_names(d);
+        d->taken = 0;
+        return;
+    }
+    if (!ev->len)
+        return;
+    uint64_t h = name_hash(ev->name, strnlen(ev->name, ev->len));
+    struct stat st;
+    /* A name renamed away may be back already (RENAME_EXCHANGE of two names reads as two
+     * renames away, each followed by its return): it goes if it is not there now, and
+     * any later event of it, still waiting, then makes it what it is. */
+    if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+        add(d, h);
+    else if ((ev->mask & IN_DELETE) ||
+             ((ev->mask & IN_MOVED_FROM) && fstatat(d->fd, ev->name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+              errno == ENOENT))
+        remove_hash(d, h);
+}
+
+/* Applies every event waiting, so the names kept are the directories' as of now. */
+static void drain(void)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (ifd >= 0) {
+        ssize_t len = read(ifd, buf, sizeof buf);
+        if (len < 0 && errno == EINTR)
+            continue;
+        if (len < 0 && errno == EAGAIN)
+            return;
+        if (len <= 0) {   /* cannot tell what changed: stop keeping names */
+            stop_keeping();
+            return;
+        }
+        for (ssize_t at = 0; at + (ssize_t)sizeof(struct inotify_event) <= len;) {
+            const struct inotify_event *ev = (const struct inotify_event *)(buf + at);
+            apply(ev);
+            at += (ssize_t)(sizeof *ev + ev->len);
+        }
+    }
+}
+
+static int local_fs(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return 0;
+    switch ((unsigned long)sf.f_type) {
+    case EXT4_SUPER_MAGIC: case XFS_SUPER_MAGIC: case BTRFS_SUPER_MAGIC:
+    case TMPFS_MAGIC: case F2FS_SUPER_MAGIC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static struct dir *take_slot(void)
+{
+    struct dir *old = &dirs[0];
+    for (int i = 0; i < DIRNAMES_DIRS; i++) {
+        if (!dirs[i].taken)
+            return &dirs[i];
+        if (dirs[i].used < old->used)
+            old = &dirs[i];
+    }
+    drop(old);
+    return old;
+}
+
+/* Reads the names of the directory dirfd (st: its stat) into a new entry: the watch first,
+ * then the listing, then (by the caller's drain) the events of the listing's time. */
+static struct dir *read_dir(int dirfd, const struct stat *st)
+{
+    struct dir *d = take_slot();
+    d->taken = 1;
+    d->dev = st->st_dev;
+    d->ino = st->st_ino;
+    d->wd = -1;
+    d->fd = -1;
+    if (st->st_size > LARGEST_DIR || st->st_dev != root_dev)
+        return d;
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
+    d->wd = inotify_add_watch(ifd, proc, EVENTS);
+    if (d->wd < 0)
+        return d;
+    if (by_watch(d->wd) != d) {   /* watched already: not the directory it should be */
+        d->wd = -1;
+        return d;
+    }
+    d->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    int fd = d->fd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int flags = 0;
+    struct stat now;
+    if (fd < 0 || fstat(fd, &now) < 0 || now.st_ino != d->ino || now.st_dev != d->dev ||
+        (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL))) {
+        if (fd >= 0)
+            close(fd);
+        refuse(d);
+        return d;
+    }
+    DIR *list = fdopendir(fd);
+    if (!list) {
+        close(fd);
+        refuse(d);
+        return d;
+    }
+    add(d, name_hash(".", 1));
+    struct dirent *e;
+    while (d->wd >= 0 && (errno = 0, e = readdir(list)))
+        add(d, name_hash(e->d_name, strlen(e->d_name)));
+    if (errno && d->wd >= 0)
+        refuse(d);
+    closedir(list);
+    return d;
+}
+
+int dirnames_start(void)
+{
+    struct stat st;
+    pthread_mutex_lock(&lock);
+    if (ifd < 0 && b2fs_cfg.name_cache && local_fs(b2fs_cfg.rootfd) &&
+        fstat(b2fs_cfg.rootfd, &st) == 0) {
+        root_dev = st.st_dev;
+        __atomic_store_n(&ifd, inotify_init1(IN_NONBLOCK | IN_CLOEXEC), __ATOMIC_RELAXED);
+    }
+    int on = ifd >= 0;
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
+void dirnames_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    stop_keeping();
+    pthread_mutex_unlock(&lock);
+}
+
+int dirnames_absent(int dirfd, const char *const *names, int n, unsigned *absent)
+{
+    struct stat st;
+    if (__atomic_load_n(&ifd, __ATOMIC_RELAXED) < 0 || n > 32 || fstat(dirfd, &st) < 0 ||
+        !S_ISDIR(st.st_mode))
+        return -1;
+    int r = -1;
+    pthread_mutex_lock(&lock);
+    drain();
+    struct dir *d = NULL;
+    for (int i = 0; ifd >= 0 && i < DIRNAMES_DIRS && !d; i++)
+        if (dirs[i].taken && dirs[i].ino == st.st_ino && dirs[i].dev == st.st_dev)
+            d = &dirs[i];
+    if (ifd >= 0 && !d) {
+        d = read_dir(dirfd, &st);
+        drain();
+        if (!d->taken)   /* gone while it was read */
+            d = NULL;
+    }
+    if (d && d->wd >= 0) {
+        d->used = ++tick;
+        *absent = 0;
+        for (int i = 0; i < n; i++)
+            if (!has(d, name_hash(names[i], strlen(names[i]))))
+                *absent |= 1u << i;
+        r = 0;
+    } else if (d) {
+        d->used = ++tick;
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
