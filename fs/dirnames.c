@@ -40,7 +40,7 @@ struct dir {
     int wd;
     int fd;                 /* O_PATH, while names are kept: a name renamed away is looked
                              * for there (an exchange of two names also reads as one) */
-    uint64_t *slot;         /* hashes of the names, open addressing, 0 = empty */
+    uint64_t *slot;         /* the names' keys and counts, open addressing (add) */
     size_t cap, count;
     uint64_t used;          /* when last asked, for the choice of one to drop */
 };
@@ -52,27 +52,28 @@ static dev_t root_dev;      /* BACKING's: a file system mounted below it is not 
 static struct dir dirs[DIRNAMES_DIRS];
 static uint64_t tick;
 
-static uint64_t name_hash(const char *name, size_t len)
+/* A name's key: 48 bits of its hash, never 0. A slot holds key << 16 | count, 0 = empty. */
+static uint64_t name_key(const char *name, size_t len)
 {
-    uint64_t h = XXH3_64bits(name, len);
-    return h ? h : 1;
+    uint64_t k = XXH3_64bits(name, len) >> 16;
+    return k ? k : 1;
 }
 
-static int has(const struct dir *d, uint64_t h)
-{
-    size_t m = d->cap - 1;
-    for (size_t i = (size_t)h & m; d->slot[i]; i = (i + 1) & m)
-        if (d->slot[i] == h)
-            return 1;
-    return 0;
-}
+#define KEY(v) ((v) >> 16)
+#define COUNT(v) ((v) & 0xffff)
 
-static void put(uint64_t *slot, size_t cap, uint64_t h)
+/* The slot of key k, or the empty slot where it would go. */
+static size_t find(const uint64_t *slot, size_t cap, uint64_t k)
 {
-    size_t i = (size_t)h & (cap - 1);
-    while (slot[i] && slot[i] != h)
+    size_t i = (size_t)k & (cap - 1);
+    while (slot[i] && KEY(slot[i]) != k)
         i = (i + 1) & (cap - 1);
-    slot[i] = h;
+    return i;
+}
+
+static int has(const struct dir *d, uint64_t k)
+{
+    return d->slot[find(d->slot, d->cap, k)] != 0;
 }
 
 static void forget_names(struct dir *d)
@@ -100,8 +101,11 @@ static void drop(struct dir *d)
     d->taken = 0;
 }
 
-/* Adds h; past DIRNAMES_MAX names (or without memory) the directory is refused. */
-static void add(struct dir *d, uint64_t h)
+/* Counts one more name of key k: names of one key (two names of one hash, or a name counted
+ * twice, by the listing and by the event of its making) are counted, so that one of them
+ * going leaves the key. A count may be too high, never too low: too high only costs a
+ * search. Past DIRNAMES_MAX keys (or without memory) the directory is refused. */
+static void add(struct dir *d, uint64_t k)
 {
     if ((d->count + 1) * 2 > d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 64;
@@ -112,30 +116,37 @@ static void add(struct dir *d, uint64_t h)
         }
         for (size_t i = 0; i < d->cap; i++)
             if (d->slot[i])
-                put(slot, cap, d->slot[i]);
+                slot[find(slot, cap, KEY(d->slot[i]))] = d->slot[i];
         free(d->slot);
         d->slot = slot;
         d->cap = cap;
     }
-    if (!has(d, h)) {
-        put(d->slot, d->cap, h);
+    size_t i = find(d->slot, d->cap, k);
+    if (!d->slot[i]) {
+        d->slot[i] = k << 16 | 1;
         d->count++;
-    }
+    } else if (COUNT(d->slot[i]) < 0xffff) {
+        d->slot[i]++;
+    }   /* (a count at its largest stays: too high) */
 }
 
-/* Removes h, moving back the entries after it that would no longer be found. */
-static void remove_hash(struct dir *d, uint64_t h)
+/* Counts one name of key k fewer; the key goes at 0, the entries after it that would no
+ * longer be found moved back. (Too low only for a name removed while its directory was
+ * being read, before the listing came to it, that shares its key with another name there:
+ * about one directory of 16,384 names in two million has two names of one key.) */
+static void remove_key(struct dir *d, uint64_t k)
 {
-    size_t m = d->cap - 1, i = (size_t)h & m;
-    while (d->slot[i] != h) {
-        if (!d->slot[i])
-            return;
-        i = (i + 1) & m;
+    size_t m = d->cap - 1, i = find(d->slot, d->cap, k);
+    if (!d->slot[i] || COUNT(d->slot[i]) == 0xffff)
+        return;
+    if (COUNT(d->slot[i]) > 1) {
+        d->slot[i]--;
+        return;
     }
     d->slot[i] = 0;
     d->count--;
     for (size_t j = (i + 1) & m; d->slot[j]; j = (j + 1) & m) {
-        size_t home = (size_t)d->slot[j] & m;
+        size_t home = (size_t)KEY(d->slot[j]) & m;
         if (((j - home) & m) >= ((j - i) & m)) {
             d->slot[i] = d->slot[j];
             d->slot[j] = 0;
@@ -181,17 +192,17 @@ static void apply(const struct inotify_event *ev)
     }
     if (!ev->len)
         return;
-    uint64_t h = name_hash(ev->name, strnlen(ev->name, ev->len));
+    uint64_t k = name_key(ev->name, strnlen(ev->name, ev->len));
     struct stat st;
     /* A name renamed away may be back already (RENAME_EXCHANGE of two names reads as two
      * renames away, each followed by its return): it goes if it is not there now, and
      * any later event of it, still waiting, then makes it what it is. */
     if (ev->mask & (IN_CREATE | IN_MOVED_TO))
-        add(d, h);
+        add(d, k);
     else if ((ev->mask & IN_DELETE) ||
              ((ev->mask & IN_MOVED_FROM) && fstatat(d->fd, ev->name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
               errno == ENOENT))
-        remove_hash(d, h);
+        remove_key(d, k);
 }
 
 /* Applies every event waiting, so the names kept are the directories' as of now. */
@@ -281,10 +292,10 @@ static struct dir *read_dir(int dirfd, const struct stat *st)
         refuse(d);
         return d;
     }
-    add(d, name_hash(".", 1));
+    add(d, name_key(".", 1));
     struct dirent *e;
     while (d->wd >= 0 && (errno = 0, e = readdir(list)))
-        add(d, name_hash(e->d_name, strlen(e->d_name)));
+        add(d, name_key(e->d_name, strlen(e->d_name)));
     if (errno && d->wd >= 0)
         refuse(d);
     closedir(list);
@@ -335,7 +346,7 @@ int dirnames_absent(int dirfd, const char *const *names, int n, unsigned *absent
         d->used = ++tick;
         *absent = 0;
         for (int i = 0; i < n; i++)
-            if (!has(d, name_hash(names[i], strlen(names[i]))))
+            if (!has(d, name_key(names[i], strlen(names[i]))))
                 *absent |= 1u << i;
         r = 0;
     } else if (d) {

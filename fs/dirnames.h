@@ -13,8 +13,9 @@
  * changes all pass through this kernel, and in directories of BACKING's own file system
  * (a descriptor kept open on one mounted below would keep it from being unmounted); a
  * case-insensitive directory, one of more than DIRNAMES_MAX names, or a lost event (the
- * queue overflowed) falls back to asking the file system. The names are kept as 64-bit
- * hashes: a collision only costs a search.
+ * queue overflowed) falls back to asking the file system. The names are kept as 48 bits
+ * of their hash with a count of the names of each (two names of one hash: one going
+ * leaves the other found); a name of another's hash only costs a search.
  *
  * Owns: the table of directories and the inotify descriptor, both guarded by one mutex
  * (each call takes it). Calls: fs/options (name_cache, rootfd), libxxhash, libc. */
