@@ -513,31 +513,72 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     }
 }
 
-static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                       struct fuse_file_info *fi)
+/* Fills a READDIR (plus: READDIRPLUS) reply from entry off on. With plus, each entry but
+ * "." and ".." carries its attributes and counts as a lookup of it, as LOOKUP would; an
+ * entry gone since the listing is sent without them. */
+static void reply_listing(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                          struct fuse_file_info *fi, int plus)
 {
-    (void)ino;
     dir_handle *d = dir_of(fi);
     int r = off == 0 ? dir_snapshot(d) : 0;
     char *buf = r ? NULL : malloc(size ? size : 1);
-    if (!r && !buf)
+    uint64_t *looked = NULL;   /* the lookups this reply makes, undone if it is not taken */
+    size_t nlooked = 0;
+    if (!r && (!buf || (plus && !(looked = malloc(d->count * sizeof *looked + 1)))))
         r = -ENOMEM;
     if (r) {
+        free(buf);
         reply_result(req, r);
         return;
     }
     size_t used = 0;
     for (size_t i = off < 0 ? d->count : (size_t)off; i < d->count; i++) {
-        dir_entry *e = &d->entries[i];
-        struct stat st = {.st_ino = e->ino,
-                          .st_mode = e->type == DT_UNKNOWN ? 0 : DTTOIF(e->type)};
-        size_t len = fuse_add_direntry(req, buf + used, size - used, e->name, &st, (off_t)i + 1);
-        if (len > size - used)
+        dir_entry *de = &d->entries[i];
+        struct fuse_entry_param e;
+        memset(&e, 0, sizeof e);
+        e.attr.st_ino = de->ino;
+        e.attr.st_mode = de->type == DT_UNKNOWN ? 0 : DTTOIF(de->type);
+        size_t room = size - used, len;
+        if (!plus) {
+            len = fuse_add_direntry(req, buf + used, room, de->name, &e.attr, (off_t)i + 1);
+        } else {
+            if (fuse_add_direntry_plus(req, NULL, 0, de->name, &e, (off_t)i + 1) > room)
+                break;
+            char *path;
+            int dot = !strcmp(de->name, ".") || !strcmp(de->name, "..");
+            if (!dot && inode_path(ino, de->name, &path) == 0) {
+                struct stat st;
+                if (ops_getattr(path, &st, NULL) == 0 &&
+                    (e.ino = inode_remember(ino, de->name, &st)) != 0) {
+                    e.attr = st;
+                    e.attr_timeout = e.entry_timeout = TIMEOUT;
+                    looked[nlooked++] = e.ino;
+                }
+                free(path);
+            }
+            len = fuse_add_direntry_plus(req, buf + used, room, de->name, &e, (off_t)i + 1);
+        }
+        if (len > room)
             break;
         used += len;
     }
-    fuse_reply_buf(req, buf, used);
+    if (fuse_reply_buf(req, buf, used) < 0)   /* not taken: nor are its lookups */
+        for (size_t i = 0; i < nlooked; i++)
+            inode_forget(looked[i], 1);
+    free(looked);
     free(buf);
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    reply_listing(req, ino, size, off, fi, 0);
+}
+
+static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    reply_listing(req, ino, size, off, fi, 1);
 }
 
 static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -642,6 +683,7 @@ const struct fuse_lowlevel_ops b2fs_ll_ops = {
     .statfs = ll_statfs,
     .opendir = ll_opendir,
     .readdir = ll_readdir,
+    .readdirplus = ll_readdirplus,
     .releasedir = ll_releasedir,
     .fsyncdir = ll_fsyncdir,
     .setxattr = ll_setxattr,

@@ -54,6 +54,29 @@ if command -v rsync >/dev/null; then
 else
     echo "rsync is not installed: its round trip is not run (contrib/install-deps installs it)"
 fi
+# what a listing says of each entry (READDIRPLUS: the kernel looks none of them up) is what
+# a lookup of each name says, on a fresh mount each
+attrs() {  # walk | names FILE: "path mode nlink uid gid size mtime ino" of each entry
+    /usr/bin/python3 - "$MNT/cp" "$@" <<'PY'
+import os, sys
+top, how = sys.argv[1], sys.argv[2]
+if how == "walk":
+    paths = [os.path.join(r, n) for r, ds, fs in os.walk(top) for n in ds + fs]
+else:
+    paths = [os.path.join(top, l.split(" ", 1)[0]) for l in open(sys.argv[3])]
+for p in sorted(paths):
+    st = os.lstat(p)
+    print(os.path.relpath(p, top), st.st_mode, st.st_nlink, st.st_uid, st.st_gid,
+          st.st_size, st.st_mtime_ns, st.st_ino)
+PY
+}
+(cd / && remount_b2fs) || fail "remount for a listing"
+attrs walk >"$WORK/listed"
+(cd / && remount_b2fs) || fail "remount for lookups"
+attrs names "$WORK/listed" >"$WORK/looked"
+check "a listing gives each entry's attributes as a lookup does ($(wc -l <"$WORK/listed") entries)" \
+    [ -s "$WORK/listed" -a "$(wc -l <"$WORK/listed")" -gt 10 ]
+check "... the same" cmp "$WORK/listed" "$WORK/looked"
 check "regular files are stored as frames" test -f "$BACK/cp/d/numbers.b2frame"
 check "the sparse file takes little room in BACKING" [ "$(du -k "$BACK/cp/sparse.b2frame" | cut -f1)" -lt 2000 ]
 unmount_b2fs
