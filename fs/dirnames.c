@@ -278,9 +278,7 @@ static struct dir *read_dir(int dirfd, const struct stat *st)
     d->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     int fd = d->fd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int flags = 0;
-    struct stat now;
-    if (fd < 0 || fstat(fd, &now) < 0 || now.st_ino != d->ino || now.st_dev != d->dev ||
-        (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL))) {
+    if (fd < 0 || (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL))) {
         if (fd >= 0)
             close(fd);
         refuse(d);

@@ -42,14 +42,27 @@ static b2fs_caller caller_of(fuse_req_t req)
     return who;
 }
 
+/* The entry at path (name in parent) as a lookup gives it: its attributes, and its inode
+ * with one more lookup counted (e->ino 0 when there was no memory for it). */
+static int look_up(fuse_ino_t parent, const char *name, const char *path,
+                   struct fuse_file_info *fi, struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    int r = ops_getattr(path, &e->attr, fi);
+    if (r)
+        return r;
+    e->ino = inode_remember(parent, name, &e->attr);
+    e->attr_timeout = e->entry_timeout = TIMEOUT;
+    return 0;
+}
+
 /* Answers a lookup (or a call that made name in parent) with the entry at path; a lookup
  * of a name that does not exist with a negative entry. */
 static void reply_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
                         struct fuse_file_info *fi, int lookup)
 {
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    int r = ops_getattr(path, &e.attr, fi);
+    int r = look_up(parent, name, path, fi, &e);
     if (r == -ENOENT && lookup) {
         e.entry_timeout = NEGATIVE_TIMEOUT;   /* ino 0: the kernel keeps "no such name" */
         fuse_reply_entry(req, &e);
@@ -59,7 +72,6 @@ static void reply_entry(fuse_req_t req, fuse_ino_t parent, const char *name, con
         reply_result(req, r);
         return;
     }
-    e.ino = inode_remember(parent, name, &e.attr);
     if (e.ino && fi && inode_open_add(e.ino, fi->fh) != 0) {
         inode_forget(e.ino, 1);
         e.ino = 0;
@@ -70,7 +82,6 @@ static void reply_entry(fuse_req_t req, fuse_ino_t parent, const char *name, con
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    e.attr_timeout = e.entry_timeout = TIMEOUT;
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
     if (sent < 0) { /* interrupted: the kernel did not take the reference */
         if (fi) {
@@ -545,13 +556,11 @@ static void reply_listing(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off
             if (fuse_add_direntry_plus(req, NULL, 0, de->name, &e, (off_t)i + 1) > room)
                 break;
             char *path;
+            struct fuse_entry_param found;
             int dot = !strcmp(de->name, ".") || !strcmp(de->name, "..");
             if (!dot && inode_path(ino, de->name, &path) == 0) {
-                struct stat st;
-                if (ops_getattr(path, &st, NULL) == 0 &&
-                    (e.ino = inode_remember(ino, de->name, &st)) != 0) {
-                    e.attr = st;
-                    e.attr_timeout = e.entry_timeout = TIMEOUT;
+                if (look_up(ino, de->name, path, NULL, &found) == 0 && found.ino) {
+                    e = found;
                     looked[nlooked++] = e.ino;
                 }
                 free(path);

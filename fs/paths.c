@@ -254,16 +254,11 @@ int loc_resolve(const char *path, b2fs_loc *loc)
     if (!strcmp(last, "..") || !strcmp(last, ".") || name_is_temp(last))
         return 0;
     /* the names last may have, in order of preference, then last itself */
-    char names[NSUFFIX][300];
+    char names[NSUFFIX + 1][300];
     const char *probe[NSUFFIX + 1];
-    int kind[NSUFFIX + 1], n = 0;
-    for (size_t i = 0; i < NSUFFIX; i++)
-        if (!candidate(names[n], sizeof names[n], last, i)) {
-            kind[n] = suffixes[i].kind;
-            probe[n] = names[n];
-            n++;
-        }
-    probe[n++] = last;
+    int n = name_aliases(last, names, NSUFFIX + 1);
+    for (int i = 0; i < n; i++)
+        probe[i] = names[i];
     unsigned absent = 0;
     if (dirnames_absent(loc->dirfd, probe, n, &absent) < 0)
         absent = 0;
@@ -273,7 +268,7 @@ int loc_resolve(const char *path, b2fs_loc *loc)
         if (fstatat(loc->dirfd, probe[i], &loc->st, AT_SYMLINK_NOFOLLOW) == 0 &&
             S_ISREG(loc->st.st_mode)) {
             strcpy(loc->name, probe[i]);
-            loc->kind = kind[i];
+            loc->kind = name_kind(probe[i], NULL, 0);
             return 0;
         }
     }
