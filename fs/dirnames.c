@@ -14,14 +14,21 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <xxhash.h>
+#ifdef HAVE_XFS_XFS_H
+#include <xfs/xfs.h>
+#endif
 
 #include "fs/options.h"
 
 #ifndef FS_CASEFOLD_FL
 #define FS_CASEFOLD_FL 0x40000000
+#endif
+#ifndef FS_ENCRYPT_FL
+#define FS_ENCRYPT_FL 0x00000800
 #endif
 #ifndef F2FS_SUPER_MAGIC
 #define F2FS_SUPER_MAGIC 0xF2F52010
@@ -31,15 +38,27 @@
 #define LARGEST_DIR (1 << 20)
 #define EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
 
-/* One directory: free (!taken), its names kept (wd >= 0), or not kept (wd < 0: too large,
- * case-insensitive, no watch to be had), which is remembered so it is not read again. */
-struct dir {
-    int taken;
+/* Which directory: its device, inode and birth time (tmpfs without inode64 gives a new
+ * directory the number of an old one once its 32-bit numbers wrap). */
+struct dir_id {
     dev_t dev;
     ino_t ino;
+    int64_t born_s;         /* 0 where the file system has no birth time */
+    uint32_t born_ns;
+};
+
+/* One directory: free (!taken), its names kept (wd >= 0), or not kept (wd < 0: too large,
+ * case-insensitive, encrypted, no watch to be had), which is remembered so it is not read
+ * again. */
+struct dir {
+    int taken;
+    struct dir_id id;
     int wd;
-    int fd;                 /* O_PATH, while names are kept: a name renamed away is looked
-                             * for there (an exchange of two names also reads as one) */
+    int fd;                 /* the directory, while names are kept: a name renamed away is
+                             * looked for there (an exchange of two names also reads as
+                             * one), and its flags are read again when its ctime moves */
+    struct statx_timestamp flags_ctime; /* its ctime when its flags were last read */
+    int fresh;              /* just read: removals wait until the next drain (remove_key) */
     uint64_t *slot;         /* the names' keys and counts, open addressing (add) */
     size_t cap, count;
     uint64_t used;          /* when last asked, for the choice of one to drop */
@@ -131,13 +150,13 @@ static void add(struct dir *d, uint64_t k)
 }
 
 /* Counts one name of key k fewer; the key goes at 0, the entries after it that would no
- * longer be found moved back. (Too low only for a name removed while its directory was
- * being read, before the listing came to it, that shares its key with another name there:
- * about one directory of 16,384 names in two million has two names of one key.) */
+ * longer be found moved back. Not while the directory is fresh: a name removed while it
+ * was listed, before the listing came to it, was never counted, and taking it away would
+ * make the count of another name of its key too low. */
 static void remove_key(struct dir *d, uint64_t k)
 {
     size_t m = d->cap - 1, i = find(d->slot, d->cap, k);
-    if (!d->slot[i] || COUNT(d->slot[i]) == 0xffff)
+    if (d->fresh || !d->slot[i] || COUNT(d->slot[i]) == 0xffff)
         return;
     if (COUNT(d->slot[i]) > 1) {
         d->slot[i]--;
@@ -227,18 +246,59 @@ static void drain(void)
     }
 }
 
+/* Whether the file system of fd passes all its changes through this kernel and its names
+ * are compared byte for byte (an XFS made with -n version=ci is case-insensitive whole;
+ * other file systems say so per directory, see plain_names). */
 static int local_fs(int fd)
 {
     struct statfs sf;
     if (fstatfs(fd, &sf) < 0)
         return 0;
     switch ((unsigned long)sf.f_type) {
-    case EXT4_SUPER_MAGIC: case XFS_SUPER_MAGIC: case BTRFS_SUPER_MAGIC:
-    case TMPFS_MAGIC: case F2FS_SUPER_MAGIC:
+    case EXT4_SUPER_MAGIC: case BTRFS_SUPER_MAGIC: case TMPFS_MAGIC: case F2FS_SUPER_MAGIC:
         return 1;
+    case XFS_SUPER_MAGIC: {
+#ifdef HAVE_XFS_XFS_H
+        struct xfs_fsop_geom geom;
+        return ioctl(fd, XFS_IOC_FSGEOMETRY, &geom) == 0 &&
+               !(geom.flags & XFS_FSOP_GEOM_FLAGS_DIRV2CI);
+#else
+        return 0;
+#endif
+    }
     default:
         return 0;
     }
+}
+
+/* Whether the directory fd (readable) lists the names a lookup finds: not case-insensitive,
+ * not encrypted (listed without its key, its names are not the ones looked up once the key
+ * comes). A file system without flags has neither. */
+static int plain_names(int fd)
+{
+    int flags = 0;
+    return ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0 || !(flags & (FS_CASEFOLD_FL | FS_ENCRYPT_FL));
+}
+
+static int same_time(struct statx_timestamp a, struct statx_timestamp b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static struct dir_id id_of(const struct statx *sx)
+{
+    struct dir_id id = { makedev(sx->stx_dev_major, sx->stx_dev_minor), sx->stx_ino, 0, 0 };
+    if (sx->stx_mask & STATX_BTIME) {
+        id.born_s = sx->stx_btime.tv_sec;
+        id.born_ns = sx->stx_btime.tv_nsec;
+    }
+    return id;
+}
+
+static int same_dir(const struct dir_id *a, const struct dir_id *b)
+{
+    return a->ino == b->ino && a->dev == b->dev && a->born_s == b->born_s &&
+           a->born_ns == b->born_ns;
 }
 
 static struct dir *take_slot(void)
@@ -254,17 +314,18 @@ static struct dir *take_slot(void)
     return old;
 }
 
-/* Reads the names of the directory dirfd (st: its stat) into a new entry: the watch first,
+/* Reads the names of the directory dirfd (sx: its statx) into a new entry: the watch first,
  * then the listing, then (by the caller's drain) the events of the listing's time. */
-static struct dir *read_dir(int dirfd, const struct stat *st)
+static struct dir *read_dir(int dirfd, const struct statx *sx)
 {
     struct dir *d = take_slot();
     d->taken = 1;
-    d->dev = st->st_dev;
-    d->ino = st->st_ino;
+    d->id = id_of(sx);
     d->wd = -1;
     d->fd = -1;
-    if (st->st_size > LARGEST_DIR || st->st_dev != root_dev)
+    d->fresh = 1;
+    d->flags_ctime = sx->stx_ctime;
+    if (sx->stx_size > LARGEST_DIR || d->id.dev != root_dev)
         return d;
     char proc[40];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
@@ -275,10 +336,9 @@ static struct dir *read_dir(int dirfd, const struct stat *st)
         d->wd = -1;
         return d;
     }
-    d->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-    int fd = d->fd < 0 ? -1 : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int flags = 0;
-    if (fd < 0 || (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL))) {
+    d->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = d->fd < 0 ? -1 : fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0 || !plain_names(d->fd)) {
         if (fd >= 0)
             close(fd);
         refuse(d);
@@ -323,22 +383,33 @@ void dirnames_stop(void)
 
 int dirnames_absent(int dirfd, const char *const *names, int n, unsigned *absent)
 {
-    struct stat st;
-    if (__atomic_load_n(&ifd, __ATOMIC_RELAXED) < 0 || n > 32 || fstat(dirfd, &st) < 0 ||
-        !S_ISDIR(st.st_mode))
+    struct statx sx;
+    if (__atomic_load_n(&ifd, __ATOMIC_RELAXED) < 0 || n > 32 ||
+        statx(dirfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
+              &sx) < 0 ||
+        !S_ISDIR(sx.stx_mode))
         return -1;
+    struct dir_id id = id_of(&sx);
     int r = -1;
     pthread_mutex_lock(&lock);
     drain();
     struct dir *d = NULL;
     for (int i = 0; ifd >= 0 && i < DIRNAMES_DIRS && !d; i++)
-        if (dirs[i].taken && dirs[i].ino == st.st_ino && dirs[i].dev == st.st_dev)
+        if (dirs[i].taken && same_dir(&dirs[i].id, &id))
             d = &dirs[i];
     if (ifd >= 0 && !d) {
-        d = read_dir(dirfd, &st);
+        d = read_dir(dirfd, &sx);
         drain();
+        d->fresh = 0;
         if (!d->taken)   /* gone while it was read */
             d = NULL;
+    }
+    /* casefold and encryption are set on an empty directory, which moves its ctime */
+    if (d && d->wd >= 0 && !same_time(sx.stx_ctime, d->flags_ctime)) {
+        if (plain_names(d->fd))
+            d->flags_ctime = sx.stx_ctime;
+        else
+            refuse(d);
     }
     if (d && d->wd >= 0) {
         d->used = ++tick;

@@ -12,8 +12,14 @@
  * Only where BACKING is a local file system (ext4, xfs, btrfs, tmpfs, f2fs), whose
  * changes all pass through this kernel, and in directories of BACKING's own file system
  * (a descriptor kept open on one mounted below would keep it from being unmounted); a
- * case-insensitive directory, one of more than DIRNAMES_MAX names, or a lost event (the
- * queue overflowed) falls back to asking the file system. The names are kept as 48 bits
+ * case-insensitive directory or file system (XFS's told by its geometry, which needs
+ * xfslibs-dev at build time: without it XFS is not kept), an encrypted directory, one of
+ * more than DIRNAMES_MAX names, or a lost event (the queue overflowed) falls back to asking
+ * the file system. A directory's flags are read again when its ctime moves (casefold and
+ * encryption are set on an empty one), and it is known by its birth time as well as its
+ * inode (tmpfs's 32-bit inode numbers wrap). One directory is listed at a time, under the
+ * mutex: a directory's first lookup waits for another's listing (at most ~1 MiB of
+ * entries). The names are kept as 48 bits
  * of their hash with a count of the names of each (two names of one hash: one going
  * leaves the other found); a name of another's hash only costs a search.
  *
