@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 #ifdef HAVE_XFS_XFS_H
@@ -57,7 +58,8 @@ struct dir {
     int fd;                 /* the directory, while names are kept: a name renamed away is
                              * looked for there (an exchange of two names also reads as
                              * one), and its flags are read again when its ctime moves */
-    struct statx_timestamp flags_ctime; /* its ctime when its flags were last read */
+    struct statx_timestamp flags_ctime; /* its ctime when its flags were last read
+                                         * (see flags_current) */
     int fresh;              /* just read: removals wait until the next drain (remove_key) */
     uint64_t *slot;         /* the names' keys and counts, open addressing (add) */
     size_t cap, count;
@@ -260,8 +262,12 @@ static int local_fs(int fd)
     case XFS_SUPER_MAGIC: {
 #ifdef HAVE_XFS_XFS_H
         struct xfs_fsop_geom geom;
-        return ioctl(fd, XFS_IOC_FSGEOMETRY, &geom) == 0 &&
-               !(geom.flags & XFS_FSOP_GEOM_FLAGS_DIRV2CI);
+        int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* (fd: O_PATH) */
+        int ok = dfd >= 0 && ioctl(dfd, XFS_IOC_FSGEOMETRY, &geom) == 0 &&
+                 !(geom.flags & XFS_FSOP_GEOM_FLAGS_DIRV2CI);
+        if (dfd >= 0)
+            close(dfd);
+        return ok;
 #else
         return 0;
 #endif
@@ -271,18 +277,31 @@ static int local_fs(int fd)
     }
 }
 
-/* Whether the directory fd (readable) lists the names a lookup finds: not case-insensitive,
- * not encrypted (listed without its key, its names are not the ones looked up once the key
- * comes). A file system without flags has neither. */
-static int plain_names(int fd)
+/* Whether the directory fd (readable; sx: its statx) lists the names a lookup finds: not
+ * case-insensitive, not encrypted (listed without its key, its names are not the ones
+ * looked up once the key comes). A file system without flags has neither. */
+static int plain_names(int fd, const struct statx *sx)
 {
     int flags = 0;
-    return ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0 || !(flags & (FS_CASEFOLD_FL | FS_ENCRYPT_FL));
+    if (sx->stx_attributes & STATX_ATTR_ENCRYPTED)
+        return 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+        return errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL;
+    return !(flags & (FS_CASEFOLD_FL | FS_ENCRYPT_FL));
 }
 
-static int same_time(struct statx_timestamp a, struct statx_timestamp b)
+/* Whether d's flags, read when its ctime was d->flags_ctime, are still its flags at sx.
+ * Casefold and encryption are set on an empty directory, which moves its ctime; but a
+ * ctime moves by steps (a second on ext4 of 128-byte inodes, a clock tick on kernels
+ * before 6.13), so a change within the step of the last reading does not show: a ctime
+ * of the last 2 s is never taken as unchanged. */
+static int flags_current(const struct dir *d, const struct statx *sx)
 {
-    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return sx->stx_ctime.tv_sec == d->flags_ctime.tv_sec &&
+           sx->stx_ctime.tv_nsec == d->flags_ctime.tv_nsec &&
+           sx->stx_ctime.tv_sec < (int64_t)now.tv_sec - 2;
 }
 
 static struct dir_id id_of(const struct statx *sx)
@@ -338,7 +357,7 @@ static struct dir *read_dir(int dirfd, const struct statx *sx)
     }
     d->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int fd = d->fd < 0 ? -1 : fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
-    if (fd < 0 || !plain_names(d->fd)) {
+    if (fd < 0 || !plain_names(d->fd, sx)) {
         if (fd >= 0)
             close(fd);
         refuse(d);
@@ -404,9 +423,8 @@ int dirnames_absent(int dirfd, const char *const *names, int n, unsigned *absent
         if (!d->taken)   /* gone while it was read */
             d = NULL;
     }
-    /* casefold and encryption are set on an empty directory, which moves its ctime */
-    if (d && d->wd >= 0 && !same_time(sx.stx_ctime, d->flags_ctime)) {
-        if (plain_names(d->fd))
+    if (d && d->wd >= 0 && !flags_current(d, &sx)) {
+        if (plain_names(d->fd, &sx))
             d->flags_ctime = sx.stx_ctime;
         else
             refuse(d);

@@ -7,7 +7,7 @@
  * A directory's names are read once (getdents) after an inotify watch is put on it, and
  * every event of the watch (a name made, removed, renamed, by b2fs or anyone else on this
  * host) is applied before the names are used, so they are what the directory holds at
- * that moment. A name renamed away is looked for in the directory (an O_PATH descriptor
+ * that moment. A name renamed away is looked for in the directory (a descriptor of it is
  * kept with its names), since an exchange of two names reads as two names renamed away.
  * Only where BACKING is a local file system (ext4, xfs, btrfs, tmpfs, f2fs), whose
  * changes all pass through this kernel, and in directories of BACKING's own file system
@@ -15,13 +15,13 @@
  * case-insensitive directory or file system (XFS's told by its geometry, which needs
  * xfslibs-dev at build time: without it XFS is not kept), an encrypted directory, one of
  * more than DIRNAMES_MAX names, or a lost event (the queue overflowed) falls back to asking
- * the file system. A directory's flags are read again when its ctime moves (casefold and
- * encryption are set on an empty one), and it is known by its birth time as well as its
- * inode (tmpfs's 32-bit inode numbers wrap). One directory is listed at a time, under the
- * mutex: a directory's first lookup waits for another's listing (at most ~1 MiB of
- * entries). The names are kept as 48 bits
- * of their hash with a count of the names of each (two names of one hash: one going
- * leaves the other found); a name of another's hash only costs a search.
+ * the file system. A directory's flags are read again when its ctime has moved or is of
+ * the last 2 s (casefold and encryption are set on an empty one; a ctime moves by steps),
+ * and it is known by its birth time as well as its inode (tmpfs's 32-bit inode numbers
+ * wrap). A directory is listed under the mutex: every lookup waits while one is listed
+ * (at most ~1 MiB of entries, once per directory kept). The names are kept as 48 bits of
+ * their hash with a count of the names of each (two names of one hash: one going leaves
+ * the other found); a name of another's hash only costs a search.
  *
  * Owns: the table of directories and the inotify descriptor, both guarded by one mutex
  * (each call takes it). Calls: fs/options (name_cache, rootfd), libxxhash, libc. */

@@ -4,10 +4,14 @@
 # missing shows its names encoded; once the key is added its files must be found by their
 # names, through the same mount. BACKING is an ext4 made with the encrypt feature in a
 # loop device; the key and the policy are set with the fscrypt ioctls (v2). Run with names
-# kept (the default) and with name_cache=off.
+# kept (the default: the daemon then holds an inotify descriptor, and one of a directory
+# where a missing name was looked up) and with name_cache=off. Then BACKING on XFS: names
+# kept where b2fs was built with xfslibs-dev (it tells a case-insensitive XFS by its
+# geometry), not kept otherwise.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
+[ -z "${B2FS_TEST_BACK:-}" ] || skip_all "makes its own BACKING in a loop device (B2FS_TEST_BACK is set)"
 command -v mkfs.ext4 >/dev/null || skip_all "mkfs.ext4 is not installed"
 IMG="$WORK/ext4.img"
 truncate -s 64M "$IMG"
@@ -18,7 +22,8 @@ cleanup_mount_loop() {
     for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
         fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
     done
-    umount "$BACK" 2>/dev/null || umount -l "$BACK"
+    umount "$BACK" 2>/dev/null || umount -l "$BACK" 2>/dev/null
+    umount "$WORK/xfs" 2>/dev/null || umount -l "$WORK/xfs" 2>/dev/null
     cleanup_mount
 }
 
@@ -47,9 +52,24 @@ mkdir "$BACK/secret"
 fscrypt set "$BACK/secret" "$KEY" 2>"$WORK/policy.err" || skip_all "ext4 encryption refused a policy: $(cat "$WORK/policy.err")"
 seq 1 20000 >"$WORK/text"
 echo note >"$BACK/secret/note"
+mkdir "$BACK/plain"
 
-encrypted_check() {  # LABEL [b2fs args...]
-    local label=$1; shift
+# kept_check LABEL yes|no: whether the daemon keeps names (an inotify descriptor, and one of
+# the directory "plain" after a missing name was looked up there)
+kept_check() {
+    stat "$MNT/plain/missing" 2>/dev/null
+    local fds; fds=$(ls -l "/proc/$B2FS_PID/fd" 2>/dev/null)
+    if [ "$2" = yes ]; then
+        check "$1: the daemon holds an inotify descriptor" grep -q "anon_inode:inotify" <<<"$fds"
+        check "$1: ... and one of the directory where a missing name was looked up" \
+            grep -q -- "-> $BACK/plain\$" <<<"$fds"
+    else
+        check "$1: the daemon holds no inotify descriptor" not grep -q "anon_inode:inotify" <<<"$fds"
+    fi
+}
+
+encrypted_check() {  # LABEL yes|no [b2fs args...]
+    local label=$1 kept=$2; shift 2
     mount_b2fs "$@" || fail "$label: a mount"
     check "$label: a frame written into the encrypted directory" cp "$WORK/text" "$MNT/secret/frame"
     check "$label: ... reads back" cmp "$WORK/text" "$MNT/secret/frame"
@@ -60,6 +80,7 @@ encrypted_check() {  # LABEL [b2fs args...]
     check "$label: without the key the directory lists two names" [ "$(ls "$MNT/secret" | wc -l)" = 2 ]
     check "$label: ... and its files are not found by their names" \
         sh -c "! stat '$MNT/secret/note' 2>/dev/null && ! stat '$MNT/secret/frame' 2>/dev/null"
+    kept_check "$label" "$kept"
     check "$label: the key added again" [ "$(fscrypt add "$BACK")" = "$KEY" ]
     sleep 0.3   # the kernel keeps a missing name 0.2 s
     check "$label: ... the file is found through the same mount" [ "$(cat "$MNT/secret/note" 2>&1)" = note ]
@@ -70,6 +91,31 @@ encrypted_check() {  # LABEL [b2fs args...]
     check "$label: unmount" unmount_b2fs
 }
 
-encrypted_check "names kept"
-encrypted_check "name_cache=off" -o name_cache=off
+encrypted_check "names kept" yes
+encrypted_check "name_cache=off" no -o name_cache=off
+
+# BACKING on XFS
+XIMG="$WORK/xfs.img"
+truncate -s 320M "$XIMG"
+if ! command -v mkfs.xfs >/dev/null; then
+    echo "########## NOT RUN: the XFS part (mkfs.xfs is not installed: xfsprogs) ##########"
+elif ! mkfs.xfs -q -f "$XIMG" 2>"$WORK/mkfs.err" || ! mkdir -p "$WORK/xfs" ||
+     ! mount -o loop "$XIMG" "$WORK/xfs" 2>"$WORK/mount.err"; then
+    echo "########## NOT RUN: the XFS part (cannot make or mount XFS here: $(cat "$WORK/mkfs.err" "$WORK/mount.err" 2>/dev/null)) ##########"
+else
+    umount "$BACK"
+    BACK="$WORK/xfs"
+    mkdir "$BACK/plain"
+    mount_b2fs || fail "XFS: a mount"
+    if grep -q HAVE_XFS_XFS_H "$top_builddir/Makefile"; then
+        kept_check "XFS (built with xfslibs-dev)" yes
+    else
+        kept_check "XFS (built without xfslibs-dev)" no
+    fi
+    check "XFS: a missing name" not stat "$MNT/plain/made" 2>/dev/null
+    echo made >"$BACK/plain/made"
+    sleep 0.3
+    check "XFS: ... made in BACKING, shows" [ "$(cat "$MNT/plain/made" 2>&1)" = made ]
+    check "XFS: unmount" unmount_b2fs
+fi
 finish
