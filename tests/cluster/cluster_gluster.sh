@@ -32,10 +32,7 @@ need_fuse
 GL_DIR=$WORK/gluster
 mkdir -p "$GL_DIR"
 teardown() {
-    local m
-    for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
-        fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
-    done
+    unmount_b2fs_all
     gl_stop
     rm -rf "$WORK"
 }

@@ -17,15 +17,6 @@ IMG="$WORK/ext4.img"
 truncate -s 64M "$IMG"
 mkfs.ext4 -q -F -O encrypt "$IMG" 2>"$WORK/mkfs.err" || skip_all "mkfs.ext4 -O encrypt: $(cat "$WORK/mkfs.err")"
 mount -o loop "$IMG" "$BACK" 2>"$WORK/mount.err" || skip_all "cannot mount an ext4 image here: $(cat "$WORK/mount.err")"
-trap 'cleanup_mount_loop' EXIT
-cleanup_mount_loop() {
-    for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
-        fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
-    done
-    umount "$BACK" 2>/dev/null || umount -l "$BACK" 2>/dev/null
-    umount "$WORK/xfs" 2>/dev/null || umount -l "$WORK/xfs" 2>/dev/null
-    cleanup_mount
-}
 
 # fscrypt OP PATH [KEYID]: add (prints the key's identifier), remove, set (a v2 policy)
 fscrypt() {

@@ -6,7 +6,6 @@
 need_fuse
 
 mount -t tmpfs -o size=4M b2fs-test "$BACK" 2>/dev/null || skip_all "cannot mount a small tmpfs as the backing directory"
-trap 'fusermount3 -u "$MNT" 2>/dev/null; umount "$BACK" 2>/dev/null; cleanup_mount' EXIT
 head -c 1M /dev/urandom >"$WORK/small"
 head -c 12M /dev/urandom >"$WORK/big"
 

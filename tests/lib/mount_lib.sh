@@ -1,5 +1,5 @@
 # Shared by the tests that really mount b2fs (tests/fs/mount_*.sh, tests/reliability/rel_*.sh).
-# Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs,
+# Source after tests/lib/lib.sh. Provides: B2FS, need_fuse, mount_b2fs, unmount_b2fs, unmount_b2fs_all,
 # remount_b2fs, and a scratch dir $WORK removed at exit (unmounting first), and a watchdog
 # that reports and ends a daemon that hangs.
 # B2FS_TEST_BACK, when set, is the backing directory instead of $WORK/back (an empty one the
@@ -24,11 +24,22 @@ need_fuse() {
     unmount_b2fs
 }
 
+# unmount_b2fs_all: every b2fs mount under $WORK.
+unmount_b2fs_all() {
+    local m
+    for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
+        fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
+    done
+}
+
+# At exit: the b2fs mounts, then any other file system a test mounted under $WORK (a small
+# tmpfs or a loop device as BACKING; the deepest first), then $WORK itself.
 cleanup_mount() {
     local m
     [ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
-    for m in $(grep " fuse.b2fs " /proc/mounts | awk '{print $2}' | grep "^$WORK/" || true); do
-        fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
+    unmount_b2fs_all
+    for m in $(awk '{print $2}' /proc/mounts | grep "^$WORK/" | sort -r || true); do
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
     done
     rm -rf "$WORK"
 }
