@@ -29,6 +29,9 @@
 /* Files waiting past this many: the thread is behind (idle_behind), and new small files
  * are compressed by their closers again, so that the queue stays bounded. */
 #define IDLE_BEHIND (2 * IDLE_QUEUE_MAX)
+/* A file whose lock was held when it was due (a closer, a reader) is looked at again
+ * after this many milliseconds. */
+#define RETRY_MS 20
 
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed; on
@@ -40,6 +43,10 @@ static int stopping;               /* idle_lock */
  * (each new file: its first write queues it) does not wake it for nothing */
 static enum { BUSY, WAIT_ANY, WAIT_UNTIL } waiting;
 static struct timespec wait_until; /* idle_lock: with WAIT_UNTIL */
+/* idle_lock: the node the thread took from the queue and is trying to lock; idle_forget
+ * waits on claim_cond until it is queued again or locked */
+static b2fs_node *claimed;
+static pthread_cond_t claim_cond = PTHREAD_COND_INITIALIZER;
 static int running;                /* atomic: the thread is there to take notes */
 static pthread_t thread;
 
@@ -103,6 +110,8 @@ int idle_behind(void)
 void idle_forget(b2fs_node *n)
 {
     pthread_mutex_lock(&idle_lock);
+    while (claimed == n)   /* (not for long: the thread only tries n->lock, held here) */
+        pthread_cond_wait(&claim_cond, &idle_lock);
     int had = n->idle_queued;
     if (had) {
         for (b2fs_node **pp = &queue; *pp; pp = &(*pp)->idle_next) {
@@ -153,25 +162,33 @@ static void unmark_stored(b2fs_node *n)
         n->stored_marked = 0;
 }
 
+/* Whether n is a new file of one chunk with only its first image written: the rule for
+ * a plain file (fs/plain; which also leaves out arrays) applies at its writer's close, as
+ * if it had been closed before this thread came (n->lock held). */
+static int small_new_file(const b2fs_node *n)
+{
+    return n->writable && n->fnbytes == 0 && n->size > 0 &&
+           n->size <= (uint64_t)n->chunksize && n->ndirty == 1 && n->dirty[0].n == 0 &&
+           !n->njobs;
+}
+
 /* Compresses what n stored as it is, unless a write came too recently (without force):
  * then returns 1 with *again, when to look again. With hurry (unmount) on the workers,
- * otherwise on this thread alone. */
-static int compress(b2fs_node *n, int force, int hurry, struct timespec *again)
+ * otherwise on this thread alone. Called and returns with n->lock held (write). */
+static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *again)
 {
-    pthread_rwlock_wrlock(&n->lock);
     /* (a .npy file written is an array by now, its chunks compressed as it became one) */
     if (!n->defer || !n->frame || !n->writable || n->view) {
         n->defer = 0;
         unmark_stored(n);
-        pthread_rwlock_unlock(&n->lock);
         return 0;
     }
     long wait = force ? 0 : idle_wait_ms(n);
     if (wait > 0) {
-        pthread_rwlock_unlock(&n->lock);
         due_in(again, wait);
         return 1;
     }
+    int small_new = small_new_file(n);
     /* what the writers left (a last partial chunk, stored too) is committed first */
     int r = commit_node(n, 0);
     /* the contents do not change: nor does the time the file was last written */
@@ -223,7 +240,8 @@ static int compress(b2fs_node *n, int force, int hurry, struct timespec *again)
             node_stamp(n);
     }
     n->defer = 0;
-    pthread_rwlock_unlock(&n->lock);
+    /* (a writer still has it open: its close may make it a plain file) */
+    n->small_new = r == 0 && small_new && n->frame && !n->changed;
     return 0;
 }
 
@@ -259,16 +277,41 @@ static void *run(void *arg)
         queued--;
         n->idle_queued = 0;
         int force = stopping || queued >= IDLE_QUEUE_MAX, hurry = stopping;
+        /* n->lock is only tried: a closer holding it may be waiting in idle_forget for
+         * this claim to end, and must find n queued or this reference gone */
+        claimed = n;
         pthread_mutex_unlock(&idle_lock);
-        struct timespec again;
-        int later = compress(n, force, hurry, &again);
+        int locked = pthread_rwlock_trywrlock(&n->lock) == 0;
         pthread_mutex_lock(&idle_lock);
-        if (later && !n->idle_queued) {
-            enqueue_locked(n, &again);   /* with the reference it had */
+        claimed = NULL;
+        pthread_cond_broadcast(&claim_cond);
+        if (!locked) {
+            struct timespec soon;
+            due_in(&soon, RETRY_MS);
+            int requeued = !n->idle_queued;
+            if (requeued)
+                enqueue_locked(n, &soon);   /* with the reference it had */
+            pthread_mutex_unlock(&idle_lock);
+            if (!requeued)
+                node_put(n);   /* (a writer queued it again meanwhile) */
+            sched_yield();
+            pthread_mutex_lock(&idle_lock);
             continue;
         }
         pthread_mutex_unlock(&idle_lock);
-        node_put(n);
+        struct timespec again;
+        int later = compress_locked(n, force, hurry, &again);
+        /* the reference goes before n->lock does, so that a closer waiting for the lock
+         * finds only its own (fs/plain wants the handle's alone) */
+        pthread_mutex_lock(&idle_lock);
+        int kept = later && !n->idle_queued;
+        if (kept)
+            enqueue_locked(n, &again);   /* with the reference it had */
+        pthread_mutex_unlock(&idle_lock);
+        int put = !kept && !node_put_shared(n);
+        pthread_rwlock_unlock(&n->lock);
+        if (put)
+            node_put(n);
         pthread_mutex_lock(&idle_lock);
     }
     pthread_mutex_unlock(&idle_lock);

@@ -18,9 +18,15 @@
  * daemon that died, fs/file queues a marked file here again when it is opened.
  *
  * Owns: the queue of files waiting (each entry holds a node reference) and its thread.
- * idle_lock guards the queue and the nodes' idle_* fields; it is taken under n->lock or
- * alone, and nothing is waited for while holding it. The thread takes n->lock (write)
- * and the commit lock (fs/share) as a commit does. Calls: fs/write, fs/commit,
+ * idle_lock guards the queue, the nodes' idle_* fields and the node being claimed; it is
+ * taken under n->lock or alone, and nothing is waited for while holding it but the end of
+ * a claim (idle_forget). The thread only tries n->lock (write) when a file is due (held:
+ * the file is looked at again RETRY_MS later), so a closer holding it never waits for a
+ * compression; it drops its reference before it lets n->lock go, so a closer that waited
+ * for the lock finds no reference of this module's (fs/plain wants the handle's alone).
+ * It takes the commit lock (fs/share) as a commit does. A new file of one chunk that the
+ * thread committed while its writer still had it open is marked small_new, as if the
+ * writer had closed it first (fs/plain may make it a plain file at that close). Calls: fs/write, fs/commit,
  * fs/share, fs/backing, fs/node, fs/options, fs/log. */
 #ifndef B2FS_IDLE_H
 #define B2FS_IDLE_H
@@ -41,8 +47,9 @@ void idle_note(b2fs_node *n);
  * compressed by its closer (fs/file). */
 int idle_behind(void);
 /* n has nothing stored as it is any more (a new file of one chunk, compressed at its
- * close): it leaves the queue and its reference is dropped. Caller holds n->lock (write)
- * and a reference of its own. */
+ * close): it leaves the queue and its reference is dropped; a claim of n under way (the
+ * thread trying n->lock) is waited for first. Caller holds n->lock (write) and a reference
+ * of its own. */
 void idle_forget(b2fs_node *n);
 
 #endif

@@ -243,6 +243,16 @@ void node_ref(b2fs_node *n)
     pthread_mutex_unlock(&table_lock);
 }
 
+int node_put_shared(b2fs_node *n)
+{
+    pthread_mutex_lock(&table_lock);
+    int shared = n->refs > 1;
+    if (shared)
+        n->refs--;
+    pthread_mutex_unlock(&table_lock);
+    return shared;
+}
+
 void node_refresh(b2fs_node *n)
 {
     struct stat st;

@@ -193,6 +193,9 @@ int node_adopt(int fd, b2_frame *f, const char *bpath, int dirfd, const char *na
 b2fs_node *node_find(dev_t dev, ino_t ino);
 void node_ref(b2fs_node *n);
 void node_put(b2fs_node *n);
+/* Drops a reference only if it is not the last (then returns 1): safe with n->lock held,
+ * as the last one's node_put takes it. */
+int node_put_shared(b2fs_node *n);
 /* Frees what node_get made (the frame, fds, names, locks). Only from the retire hook or
  * for a node never shown to anyone. */
 void node_destroy(b2fs_node *n);

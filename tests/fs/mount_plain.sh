@@ -5,7 +5,8 @@
 # when the file is opened to be read (damage: EIO and a log line) and dropped by the
 # first change. Mode, times and the user's xattrs go with it; a rename right after the
 # close, a descriptor still open and a mapping still live after the close all keep the
-# data. Also: a new file's times set before its close (cp -p, cp -a) are kept when it is
+# data; a writer that keeps the file open past compress_idle still gets a plain file. Also:
+# a new file's times set before its close (cp -p, cp -a) are kept when it is
 # compressed once idle. Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
@@ -60,8 +61,28 @@ cp "$WORK/icon" "$MNT/x.b2frame"
 check "a name ending in .b2frame stays a frame" [ -f "$BACK/x.b2frame.b2frame" ]
 check "... and reads back" cmp "$WORK/icon" "$MNT/x.b2frame"
 
+# a writer that keeps the file open past compress_idle: the idle thread commits the frame
+# first, and the close still makes it a plain file
+slow_out=$($PY -c "
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(fd, open(sys.argv[2], 'rb').read())
+frame = sys.argv[3]
+for _ in range(100):   # the idle thread's commit: the stored chunk in the frame
+    time.sleep(0.1)
+    if os.path.exists(frame) and os.stat(frame).st_size >= 1500:
+        break
+print('committed' if os.stat(frame).st_size >= 1500 else 'not committed')
+os.close(fd)
+" "$MNT/slow" "$WORK/icon" "$BACK/slow.b2frame")
+check "a small file kept open past compress_idle: its frame committed meanwhile" \
+    [ "$slow_out" = committed ]
+check "... and a plain file at its close" plain_here slow
+check "... which reads back" cmp "$WORK/icon" "$MNT/slow"
+
 # damage: one byte of the plain file changed behind the mount's back
 cp "$WORK/icon" "$MNT/hurt"
+check "(the file to damage is a plain file)" plain_here hurt
 printf 'Z' | dd of="$BACK/hurt" bs=1 seek=700 conv=notrunc status=none
 check "a damaged plain file gives EIO" not cat "$MNT/hurt"
 check "... and a log line naming it" grep -q "hurt: damaged: its contents do not match their checksum" "$WORK/b2fs.log"
@@ -70,8 +91,8 @@ scrub_out=$("$B2FRAME" scrub "$BACK" 2>"$WORK/scrub.err"); scrub_rc=$?
 check "b2frame scrub names the damaged plain file and exits 1" \
     bash -c '[ "$1" = 1 ] && grep -qx "damaged: $2/hurt" <<<"$3"' bash "$scrub_rc" "$BACK" "$scrub_out"
 check "... says why on stderr" grep -q "hurt.*do not match their checksum" "$WORK/scrub.err"
-check "... and counts the plain files it checked (icon.png, r200k.gz, hurt)" \
-    grep -Eq "scrub: [0-9]+ frames checked, 3 plain files checked against their checksum, 1 damaged" <<<"$scrub_out"
+check "... and counts the plain files it checked (icon.png, r200k.gz, slow, hurt)" \
+    grep -Eq "scrub: [0-9]+ frames checked, 4 plain files checked against their checksum, 1 damaged" <<<"$scrub_out"
 
 # changes: the first one drops the checksum, and the file is the user's plain file
 cp "$WORK/icon" "$MNT/grown"
