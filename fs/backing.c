@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -31,6 +32,32 @@ int backing_open_frame(int dirfd, const char *name, int flags)
     if (fd < 0 && errno == EPERM)
         fd = openat(dirfd, name, flags);
     return fd < 0 ? -errno : fd;
+}
+
+/* Frame files up to this size are read ahead whole; of larger ones, this much of each end. */
+#define READ_AHEAD_WHOLE ((off_t)256 << 10)
+#define READ_AHEAD_END ((off_t)64 << 10)
+
+int backing_read_ahead(int dirfd, const char *name)
+{
+    int fd = backing_open_frame(dirfd, name, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    char first;
+    struct iovec one = {&first, 1};
+    int cached = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        !(cached = st.st_size == 0 || preadv2(fd, &one, 1, 0, RWF_NOWAIT) == 1)) {
+        if (st.st_size <= READ_AHEAD_WHOLE) {
+            posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+        } else {
+            posix_fadvise(fd, 0, READ_AHEAD_END, POSIX_FADV_WILLNEED);
+            posix_fadvise(fd, st.st_size - READ_AHEAD_END, READ_AHEAD_END, POSIX_FADV_WILLNEED);
+        }
+    }
+    close(fd);
+    return cached;
 }
 
 int backing_lock(int fd)

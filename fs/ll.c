@@ -9,9 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/backing.h"
 #include "fs/inode.h"
+#include "fs/log.h"
 #include "fs/ops.h"
+#include "fs/options.h"
 #include "fs/paths.h"
+#include "fs/prefetch.h"
 #include "fs/push.h"
 #include "fs/xattr.h"
 
@@ -97,11 +101,15 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
     (void)userdata;
     inode_table_init();
     ops_mount(conn, inode_rekey);
+    int r = b2fs_cfg.prefetch ? prefetch_start() : 0;
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "no thread for reading ahead across files (%s)", strerror(-r));
 }
 
 static void ll_destroy(void *userdata)
 {
     (void)userdata;
+    prefetch_stop();
     ops_unmount();
     inode_table_free();
 }
@@ -114,6 +122,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         reply_result(req, r);
         return;
     }
+    prefetch_looked_up(parent, name);
     reply_entry(req, parent, name, path, NULL, 1);
     free(path);
 }
@@ -439,6 +448,7 @@ typedef struct dir_entry {
     ino_t ino;
     unsigned char type;
     char *name;
+    char *frame;            /* the backing name when it is a frame's, else NULL */
 } dir_entry;
 
 typedef struct dir_handle {
@@ -454,12 +464,15 @@ static dir_handle *dir_of(struct fuse_file_info *fi)
 
 static void dir_clear(dir_handle *d)
 {
-    for (size_t i = 0; i < d->count; i++)
+    for (size_t i = 0; i < d->count; i++) {
         free(d->entries[i].name);
+        free(d->entries[i].frame);
+    }
     d->count = 0;
 }
 
-static int dir_add(void *ctx, const char *name, ino_t ino, unsigned char type)
+static int dir_add(void *ctx, const char *name, const char *backing, ino_t ino,
+                   unsigned char type)
 {
     dir_handle *d = ctx;
     if (d->count == d->cap) {
@@ -471,9 +484,12 @@ static int dir_add(void *ctx, const char *name, ino_t ino, unsigned char type)
         d->cap = cap;
     }
     char *copy = strdup(name);
-    if (!copy)
+    char *frame = backing && strcmp(backing, name) ? strdup(backing) : NULL;
+    if (!copy || (backing && strcmp(backing, name) && !frame)) {
+        free(copy);
         return -ENOMEM;
-    d->entries[d->count++] = (dir_entry){ino, type, copy};
+    }
+    d->entries[d->count++] = (dir_entry){ino, type, copy, frame};
     return 0;
 }
 
@@ -490,9 +506,9 @@ static int dir_snapshot(dir_handle *d)
         self.st_ino = 1;
     if (fstatat(fd, "..", &up, 0) < 0)
         up.st_ino = 1;
-    int r = dir_add(d, ".", self.st_ino, DT_DIR);
+    int r = dir_add(d, ".", NULL, self.st_ino, DT_DIR);
     if (!r)
-        r = dir_add(d, "..", up.st_ino, DT_DIR);
+        r = dir_add(d, "..", NULL, up.st_ino, DT_DIR);
     if (!r)
         r = dir_list(fd, dir_add, d);
     else
@@ -524,6 +540,40 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     }
 }
 
+/* The listing goes to fs/prefetch too (without "." and ".."). */
+static void keep_for_prefetch(fuse_ino_t ino, const dir_handle *d)
+{
+    size_t n = d->count > 2 ? d->count - 2 : 0;
+    prefetch_entry *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const dir_entry *de = &d->entries[i + 2];
+        e[i] = (prefetch_entry){de->name, de->frame ? de->frame : de->name, de->type == DT_REG};
+    }
+    prefetch_listed(ino, d->fd, e, n);
+    free(e);
+}
+
+/* The frames among the entries a READDIRPLUS reply of size bytes from off will carry:
+ * each is opened for its attributes, one after another, and read ahead here first, so
+ * that, read cold, their disk reads overlap instead of each waiting for the last. (The
+ * first one found in the page cache ends it: the rest most likely are too.) */
+static void read_ahead_frames(fuse_req_t req, dir_handle *d, off_t off, size_t size)
+{
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    size_t used = 0;
+    for (size_t i = off < 0 ? d->count : (size_t)off; i < d->count; i++) {
+        dir_entry *de = &d->entries[i];
+        used += fuse_add_direntry_plus(req, NULL, 0, de->name, &e, (off_t)i + 1);
+        if (used > size)
+            break;
+        if (de->frame && backing_read_ahead(d->fd, de->frame))
+            break;
+    }
+}
+
 /* Fills a READDIR (plus: READDIRPLUS) reply from entry off on. With plus, each entry but
  * "." and ".." carries its attributes and counts as a lookup of it, as LOOKUP would; an
  * entry gone since the listing is sent without them. */
@@ -532,6 +582,8 @@ static void reply_listing(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off
 {
     dir_handle *d = dir_of(fi);
     int r = off == 0 ? dir_snapshot(d) : 0;
+    if (off == 0 && r == 0)
+        keep_for_prefetch(ino, d);
     char *buf = r ? NULL : malloc(size ? size : 1);
     uint64_t *looked = NULL;   /* the lookups this reply makes, undone if it is not taken */
     size_t nlooked = 0;
@@ -542,6 +594,8 @@ static void reply_listing(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off
         reply_result(req, r);
         return;
     }
+    if (plus && b2fs_cfg.prefetch)
+        read_ahead_frames(req, d, off, size);
     size_t used = 0;
     for (size_t i = off < 0 ? d->count : (size_t)off; i < d->count; i++) {
         dir_entry *de = &d->entries[i];

@@ -9,7 +9,9 @@
  *
  * Owns: the directory handles (one per opendir, used by one call at a time), and the
  * session notifications go to (set once before the first request). Calls: fs/inode,
- * fs/ops, fs/xattr, fs/paths (listing), fs/push (after a read's reply), libfuse. */
+ * fs/ops, fs/xattr, fs/paths (listing), fs/backing (read-ahead of the frames a listing
+ * with attributes opens), fs/prefetch (listings and lookups; its thread started and
+ * stopped here), fs/push (after a read's reply), fs/options, fs/log, libfuse. */
 #ifndef B2FS_LL_H
 #define B2FS_LL_H
 

@@ -31,6 +31,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/xattr.h fs/xattr.c \
 	fs/ops.h fs/ops.c \
 	fs/inode.h fs/inode.c \
+	fs/prefetch.h fs/prefetch.c \
 	fs/ll.h fs/ll.c \
 	fs/loop.h fs/loop.c
 FS_LIBS = fs/libb2fs.a $(FRAME_LIBS) $(FUSE3_LIBS)

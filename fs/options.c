@@ -42,6 +42,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("push_blocks=", KEY_B2),
     FUSE_OPT_KEY("plain_small=", KEY_B2),
     FUSE_OPT_KEY("name_cache=", KEY_B2),
+    FUSE_OPT_KEY("prefetch=", KEY_B2),
     FUSE_OPT_END,
 };
 
@@ -102,6 +103,12 @@ static const char usage_text[] =
     "                       xfslibs-dev), btrfs, tmpfs or f2fs, whose changes inotify sees\n"
     "                       all of, and not in case-insensitive or encrypted directories\n"
     "                       (on)\n"
+    "    prefetch=on|off    on: when the names a program looks up in a directory follow\n"
+    "                       the order of its last listing (find, tar, grep -r, cp -r),\n"
+    "                       the next 32 files are read ahead from BACKING (a small one\n"
+    "                       whole, a larger one's ends), and a listing with attributes\n"
+    "                       reads ahead the frames it opens; off: no file is read before\n"
+    "                       it is asked for (on)\n"
     "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
     "                       written, at the cost of a copy, and compressed with the file's\n"
     "                       parameters once it has had no write for SECS seconds, and at\n"
@@ -245,7 +252,8 @@ static int set_option(b2fs_config *cfg, const char *arg)
     int *flag = !strcmp(name, "checksums") ? &cfg->checksums
               : !strcmp(name, "push_blocks") ? &cfg->push_blocks
               : !strcmp(name, "plain_small") ? &cfg->plain_small
-              : !strcmp(name, "name_cache") ? &cfg->name_cache : NULL;
+              : !strcmp(name, "name_cache") ? &cfg->name_cache
+              : !strcmp(name, "prefetch") ? &cfg->prefetch : NULL;
     if (flag) {
         if (strcmp(value, "on") && strcmp(value, "off"))
             return bad_value(name, value, "on or off");
@@ -355,6 +363,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->push_blocks = 1;
     cfg->plain_small = 1;
     cfg->name_cache = 1;
+    cfg->prefetch = 1;
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
     cfg->idle_clevel = B2FS_IDLE_CLEVEL;
     struct parse_state ps = {.cfg = cfg};

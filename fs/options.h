@@ -24,6 +24,7 @@ typedef struct b2fs_config {
     int plain_small;          /* a small new file its frame does not make smaller is stored
                                * as a plain file (fs/plain) */
     int name_cache;           /* directories' names kept in memory (fs/dirnames) */
+    int prefetch;             /* files read ahead in listing order (fs/prefetch) */
     int compress_idle;        /* seconds without writes before a new file's chunks, stored
                                * as written, are compressed (fs/idle); 0: as written */
     int idle_clevel;          /* their level then: at least the file's clevel (0 stays 0) */

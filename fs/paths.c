@@ -374,7 +374,7 @@ int dir_list(int dfd, dir_fill fill, void *ctx)
             char cand[300];
             hidden = !candidate(cand, sizeof cand, shown, j) && is_regular_in(e, n, cand);
         }
-        if (!hidden && fill(ctx, shown, e[i].ino, e[i].type))
+        if (!hidden && fill(ctx, shown, e[i].name, e[i].ino, e[i].type))
             r = -ENOBUFS;
     }
 out:

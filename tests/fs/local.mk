@@ -51,6 +51,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_locks.sh \
 	tests/fs/mount_paths.sh \
 	tests/fs/mount_dirnames.sh \
+	tests/fs/mount_prefetch.sh \
 	tests/fs/mount_loop.sh
 TESTS += $(FS_MOUNT_TESTS)
 # preloaded into b2fs by mount_locks.sh: an fcntl without OFD locks; by mount_paths.sh: a

@@ -11,12 +11,7 @@
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
-[ -z "${B2FS_TEST_BACK:-}" ] || skip_all "makes its own BACKING in a loop device (B2FS_TEST_BACK is set)"
-command -v mkfs.ext4 >/dev/null || skip_all "mkfs.ext4 is not installed"
-IMG="$WORK/ext4.img"
-truncate -s 64M "$IMG"
-mkfs.ext4 -q -F -O encrypt "$IMG" 2>"$WORK/mkfs.err" || skip_all "mkfs.ext4 -O encrypt: $(cat "$WORK/mkfs.err")"
-mount -o loop "$IMG" "$BACK" 2>"$WORK/mount.err" || skip_all "cannot mount an ext4 image here: $(cat "$WORK/mount.err")"
+backing_on_ext4 -O encrypt
 
 # fscrypt OP PATH [KEYID]: add (prints the key's identifier), remove, set (a v2 policy)
 fscrypt() {

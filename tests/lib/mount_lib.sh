@@ -129,6 +129,19 @@ remount_b2fs() {
     unmount_b2fs && mount_b2fs "$@"
 }
 
+# backing_on_ext4 [mkfs.ext4 args...]: $BACK becomes a new ext4 of 64 MiB in a loop
+# device (unmounted by cleanup_mount); the test is skipped, saying why, where that cannot
+# be made or where B2FS_TEST_BACK names another BACKING.
+backing_on_ext4() {
+    [ -z "${B2FS_TEST_BACK:-}" ] || skip_all "makes its own BACKING in a loop device (B2FS_TEST_BACK is set)"
+    command -v mkfs.ext4 >/dev/null || skip_all "mkfs.ext4 is not installed"
+    truncate -s 64M "$WORK/ext4.img"
+    mkfs.ext4 -q -F "$@" "$WORK/ext4.img" 2>"$WORK/mkfs.err" ||
+        skip_all "mkfs.ext4 $*: $(cat "$WORK/mkfs.err")"
+    mount -o loop "$WORK/ext4.img" "$BACK" 2>"$WORK/mount.err" ||
+        skip_all "cannot mount an ext4 image here: $(cat "$WORK/mount.err")"
+}
+
 # frame_ok FILE: the backing file is a valid frame (b2frame verify when it is built).
 frame_ok() {
     if [ -x "$B2FRAME" ]; then

@@ -1,0 +1,111 @@
+#!/bin/bash
+# Reading ahead across files (fs/prefetch): names looked up in a directory in the order
+# its last listing gave them have the files after them read ahead (in the page cache of
+# BACKING before anything asks for them), a window ahead; names looked up out of that
+# order read nothing ahead, nor do any with prefetch=off. BACKING is an ext4 in a loop
+# device, so that its files can be put out of the page cache (sync, then
+# POSIX_FADV_DONTNEED) and looked for in it (mincore, which reads nothing in). The files
+# are small plain files (random bytes), which nothing else reads before they are opened:
+# a listing with attributes (READDIRPLUS) opens frames, not plain files.
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/mount_lib.sh"
+need_fuse
+backing_on_ext4
+
+# pages OP DIR NAMES...: evict (the files out of the page cache) or count (how many of
+# them have their first page in it: mincore, which reads nothing in, as a read would)
+pages() {
+    python3 - "$@" <<'PY'
+import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+op, d, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+n = 0
+for name in names:
+    fd = os.open(os.path.join(d, name), os.O_RDONLY)
+    if op == 'evict':
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    else:
+        addr = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        vec = ctypes.create_string_buffer(1)
+        if addr in (None, ctypes.c_void_p(-1).value) or \
+                libc.mincore(addr, mmap.PAGESIZE, vec) != 0:
+            sys.exit("mmap or mincore: " + os.strerror(ctypes.get_errno()))
+        n += vec.raw[0] & 1
+        libc.munmap(addr, mmap.PAGESIZE)
+    os.close(fd)
+print(n)
+PY
+}
+# names PREFIX FROM TO: PREFIX00 .. the names of entries FROM to TO
+names() { for i in $(seq "$2" "$3"); do printf '%s%02d ' "$1" "$i"; done; }
+# cached_soon DIR COUNT NAMES...: COUNT of them are in the page cache within 3 s
+cached_soon() {
+    local d=$1 want=$2; shift 2
+    for _ in $(seq 1 30); do
+        [ "$(pages count "$d" "$@")" -ge "$want" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+mount_b2fs || { fail "mount"; finish; exit 1; }
+mkdir "$MNT/inorder" "$MNT/shuffled"
+for i in $(seq -w 0 59); do
+    head -c 2000 /dev/urandom >"$MNT/inorder/p$i"
+    head -c 2000 /dev/urandom >"$MNT/shuffled/r$i"
+done
+check "60 small files of random bytes made plain files in each directory" \
+    [ "$(ls "$BACK/inorder" | grep -c '^p[0-9]*$')" = 60 -a "$(ls "$BACK/shuffled" | grep -c '^r[0-9]*$')" = 60 ]
+unmount_b2fs
+sync
+pages evict "$BACK/inorder" $(names p 0 59) >/dev/null
+pages evict "$BACK/shuffled" $(names r 0 59) >/dev/null
+check "(none of them is in the page cache)" \
+    [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 -a "$(pages count "$BACK/shuffled" $(names r 0 59))" = 0 ]
+
+mount_b2fs || { fail "mount again"; finish; exit 1; }
+ls "$MNT/inorder" "$MNT/shuffled" >/dev/null
+sleep 1.2   # the entries the listing gave expire: each stat below is a LOOKUP
+check "(a listing reads none of them)" [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 ]
+
+# in order: p00, p01, p02 looked up
+for n in $(names p 0 2); do stat "$MNT/inorder/$n" >/dev/null; done
+# (counted with a little slack: the page cache may let a page go)
+check "names looked up in listing order: the files after them are read ahead (p03 to p18)" \
+    cached_soon "$BACK/inorder" 14 $(names p 3 18)
+check "... but not the whole directory (p40 to p59 are not)" \
+    [ "$(pages count "$BACK/inorder" $(names p 40 59))" = 0 ]
+# going on in order moves the window
+for n in $(names p 3 30); do stat "$MNT/inorder/$n" >/dev/null; done
+check "... going on in order reads further ahead (p36 to p49)" \
+    cached_soon "$BACK/inorder" 12 $(names p 36 49)
+check "... a window ahead, not to the end (p50 to p59 are not)" \
+    [ "$(pages count "$BACK/inorder" $(names p 50 59))" = 0 ]
+
+# out of order: r30, then r05, then r17
+for n in r30 r05 r17; do stat "$MNT/shuffled/$n" >/dev/null; done
+sleep 1
+check "names looked up out of listing order: nothing is read ahead" \
+    [ "$(pages count "$BACK/shuffled" $(names r 0 59))" = 0 ]
+
+check "the files read back" cmp <(cat "$BACK"/inorder/*) <(cat "$MNT"/inorder/*)
+
+# prefetch=off: the same lookups in order read nothing ahead
+remount_b2fs -o prefetch=off || { fail "mount with prefetch=off"; finish; exit 1; }
+sync
+pages evict "$BACK/inorder" $(names p 0 59) >/dev/null
+ls "$MNT/inorder" >/dev/null
+sleep 1.2
+for n in $(names p 0 2); do stat "$MNT/inorder/$n" >/dev/null; done
+sleep 1
+check "prefetch=off: names looked up in listing order read nothing ahead" \
+    [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 ]
+check "--help names the option" grep -q "prefetch=on|off" <("$B2FS" --help 2>&1)
+check "the daemon logged no failure and no ThreadSanitizer report" \
+    not grep -Eq "failed|ThreadSanitizer" "$WORK/b2fs.log"
+finish
