@@ -157,9 +157,15 @@ static void remove_tree(void)
     close(b2fs_cfg.rootfd);
 }
 
-static int collect(void *ctx, const char *name, ino_t ino, unsigned char type)
+/* "name " or, where the backing name differs, "name=backing " */
+static int collect(void *ctx, const char *name, const char *backing, ino_t ino,
+                   unsigned char type)
 {
     strcat(ctx, name);
+    if (strcmp(name, backing)) {
+        strcat(ctx, "=");
+        strcat(ctx, backing);
+    }
     strcat(ctx, " ");
     return 0;
 }
@@ -180,13 +186,17 @@ static void expect(const char *path, int rc, int kind, const char *name)
 START_TEST(mapping)
 {
     make_tree();
-    char list[512] = "";
+    char list[1024] = "";
     int dfd = loc_open_dir("/");
     ck_assert_int_ge(dfd, 0);
     ck_assert_int_eq(dir_list(dfd, collect, list), 0);
     /* x.b2frame shadows x; an array w.b2nd shows as w.npy and shadows a plain w.npy,
-     * v.npy.b2frame shadows the array v.b2nd; temporary names never show */
-    ck_assert_str_eq(list, "d.b2frame l.b2frame s sub v.npy w.npy x y y.npy z ");
+     * v.npy.b2frame shadows the array v.b2nd; temporary names never show; each with its
+     * backing name where that differs (a directory and a symlink named d.b2frame and
+     * l.b2frame are themselves) */
+    ck_assert_str_eq(list, "d.b2frame l.b2frame s sub "
+                           "v.npy=v.npy.b2frame w.npy=w.b2nd x=x.b2frame y=y.b2f "
+                           "y.npy=y.b2nd z=z.blp ");
 
     char stale[128];
     snprintf(stale, sizeof stale, "%s/.b2fs-tmp-999999999-1", tmpl);
