@@ -38,17 +38,24 @@ int backing_open_frame(int dirfd, const char *name, int flags)
 #define READ_AHEAD_WHOLE ((off_t)256 << 10)
 #define READ_AHEAD_END ((off_t)64 << 10)
 
+/* Only EAGAIN says the page is not there: a file system without RWF_NOWAIT cannot tell,
+ * and its files are taken as there. */
+static int first_page_cached(int fd)
+{
+    char first;
+    struct iovec one = {&first, 1};
+    return preadv2(fd, &one, 1, 0, RWF_NOWAIT) >= 0 || errno != EAGAIN;
+}
+
 int backing_read_ahead(int dirfd, const char *name)
 {
-    int fd = backing_open_frame(dirfd, name, O_RDONLY | O_NONBLOCK);
+    int fd = backing_open_frame(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return 0;
     struct stat st;
-    char first;
-    struct iovec one = {&first, 1};
     int cached = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        !(cached = st.st_size == 0 || preadv2(fd, &one, 1, 0, RWF_NOWAIT) == 1)) {
+        !(cached = st.st_size == 0 || first_page_cached(fd))) {
         if (st.st_size <= READ_AHEAD_WHOLE) {
             posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
         } else {

@@ -161,28 +161,10 @@ int commit_rewrite(b2fs_node *n)
 
 /* What a compaction in place may write while others wait to open the file. */
 #define IN_PLACE_MAX ((int64_t)16 << 20)
-/* How recent the last write through this mount must be for the compaction in place: the
- * kernel writes dirty pages back after 30 s (vm.dirty_expire_centisecs), so a file
- * written since is most likely still in the page cache alone, and a crash of the machine
- * loses it or keeps it whole, as it would any file written and not fsynced. An older one
- * may be on the disk, which the rewrite (fsynced) never puts at risk. */
-#define IN_PLACE_WITHIN_S 20
-
-/* Whether n's contents were last written through this mount less than IN_PLACE_WITHIN_S
- * seconds ago (not a file queued again after a daemon that died) and never fsynced. */
-static int fresh_unsynced(const b2fs_node *n)
-{
-    if (n->fsynced || (n->written.tv_sec == 0 && n->written.tv_nsec == 0))
-        return 0;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return now.tv_sec >= n->written.tv_sec && now.tv_sec - n->written.tv_sec < IN_PLACE_WITHIN_S;
-}
-
 int commit_compressed(b2fs_node *n)
 {
     b2f_stat st;
-    if (!n->frame || !fresh_unsynced(n))
+    if (!n->frame || !node_fresh_unsynced(n))
         return commit_rewrite(n);
     b2f_stat_get(n->frame, &st);
     if (st.cbytes > IN_PLACE_MAX || backing_lease(n->fd, 1) < 0)

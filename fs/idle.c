@@ -32,6 +32,8 @@
 /* A file whose lock was held when it was due (a closer, a reader) is looked at again
  * after this many milliseconds. */
 #define RETRY_MS 20
+/* Tries after which the thread waits for the lock (readers holding it all along). */
+#define MAX_TRIES 50
 
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cond;   /* with idle_lock: queue or stopping changed; on
@@ -278,26 +280,35 @@ static void *run(void *arg)
         n->idle_queued = 0;
         int force = stopping || queued >= IDLE_QUEUE_MAX, hurry = stopping;
         /* n->lock is only tried: a closer holding it may be waiting in idle_forget for
-         * this claim to end, and must find n queued or this reference gone */
-        claimed = n;
+         * this claim to end, and must find n queued or this reference gone. At unmount no
+         * closer is left, and after MAX_TRIES (readers holding it all along) the thread
+         * waits for it: then a closer may find this reference (the file stays a frame) */
+        int wait = stopping || n->idle_tries >= MAX_TRIES;
+        claimed = wait ? NULL : n;
         pthread_mutex_unlock(&idle_lock);
-        int locked = pthread_rwlock_trywrlock(&n->lock) == 0;
+        int locked = wait ? pthread_rwlock_wrlock(&n->lock) == 0
+                          : pthread_rwlock_trywrlock(&n->lock) == 0;
         pthread_mutex_lock(&idle_lock);
         claimed = NULL;
         pthread_cond_broadcast(&claim_cond);
         if (!locked) {
+            n->idle_tries++;
             struct timespec soon;
             due_in(&soon, RETRY_MS);
-            int requeued = !n->idle_queued;
-            if (requeued)
+            if (!n->idle_queued)
                 enqueue_locked(n, &soon);   /* with the reference it had */
-            pthread_mutex_unlock(&idle_lock);
-            if (!requeued)
-                node_put(n);   /* (a writer queued it again meanwhile) */
-            sched_yield();
-            pthread_mutex_lock(&idle_lock);
+            else
+                node_put_shared(n);   /* (a writer queued it again: the queue's is kept) */
+            /* (when forced, the queue is not waited on: not the same file at once) */
+            if (force && !stopping) {
+                pthread_mutex_unlock(&idle_lock);
+                struct timespec pause = {0, RETRY_MS * 1000000L};
+                nanosleep(&pause, NULL);
+                pthread_mutex_lock(&idle_lock);
+            }
             continue;
         }
+        n->idle_tries = 0;
         pthread_mutex_unlock(&idle_lock);
         struct timespec again;
         int later = compress_locked(n, force, hurry, &again);

@@ -21,9 +21,11 @@
  * idle_lock guards the queue, the nodes' idle_* fields and the node being claimed; it is
  * taken under n->lock or alone, and nothing is waited for while holding it but the end of
  * a claim (idle_forget). The thread only tries n->lock (write) when a file is due (held:
- * the file is looked at again RETRY_MS later), so a closer holding it never waits for a
- * compression; it drops its reference before it lets n->lock go, so a closer that waited
- * for the lock finds no reference of this module's (fs/plain wants the handle's alone).
+ * the file is looked at again RETRY_MS later; after MAX_TRIES in a row, readers holding
+ * it all along, and at unmount it waits for it, with no claim), so a closer holding it
+ * never waits for a compression; it drops its reference before it lets n->lock go, so a
+ * closer that waited for the lock finds no reference of this module's (fs/plain wants the
+ * handle's alone).
  * It takes the commit lock (fs/share) as a commit does. A new file of one chunk that the
  * thread committed while its writer still had it open is marked small_new, as if the
  * writer had closed it first (fs/plain may make it a plain file at that close). Calls: fs/write, fs/commit,

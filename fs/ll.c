@@ -122,7 +122,8 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         reply_result(req, r);
         return;
     }
-    prefetch_looked_up(parent, name);
+    if (b2fs_cfg.prefetch)
+        prefetch_looked_up(path);
     reply_entry(req, parent, name, path, NULL, 1);
     free(path);
 }
@@ -336,8 +337,11 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     char *path;
     int r = inode_path(ino, NULL, &path);
-    if (!r)
+    if (!r) {
         r = ops_open(path, fi);
+        if (!r && b2fs_cfg.prefetch)
+            prefetch_looked_up(path);   /* (its name may have come with a listing) */
+    }
     free(path);
     if (!r && (r = inode_open_add(ino, fi->fh)) != 0)
         ops_release(fi);
@@ -483,10 +487,11 @@ static int dir_add(void *ctx, const char *name, const char *backing, ino_t ino,
         d->entries = e;
         d->cap = cap;
     }
-    char *copy = strdup(name);
-    char *frame = backing && strcmp(backing, name) ? strdup(backing) : NULL;
-    if (!copy || (backing && strcmp(backing, name) && !frame)) {
+    int framed = backing && strcmp(backing, name);
+    char *copy = strdup(name), *frame = framed ? strdup(backing) : NULL;
+    if (!copy || (framed && !frame)) {
         free(copy);
+        free(frame);
         return -ENOMEM;
     }
     d->entries[d->count++] = (dir_entry){ino, type, copy, frame};
@@ -543,16 +548,18 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* The listing goes to fs/prefetch too (without "." and ".."). */
 static void keep_for_prefetch(fuse_ino_t ino, const dir_handle *d)
 {
-    size_t n = d->count > 2 ? d->count - 2 : 0;
-    prefetch_entry *e = malloc((n ? n : 1) * sizeof *e);
-    if (!e)
+    char *dir;
+    if (!b2fs_cfg.prefetch || inode_path(ino, NULL, &dir) != 0)
         return;
-    for (size_t i = 0; i < n; i++) {
+    size_t n = d->count > 2 ? d->count - 2 : 0;
+    prefetch_entry *e = prefetch_wants(n) ? malloc((n ? n : 1) * sizeof *e) : NULL;
+    for (size_t i = 0; e && i < n; i++) {
         const dir_entry *de = &d->entries[i + 2];
         e[i] = (prefetch_entry){de->name, de->frame ? de->frame : de->name, de->type == DT_REG};
     }
-    prefetch_listed(ino, d->fd, e, n);
+    prefetch_listed(dir, d->fd, e, e ? n : 0);   /* (none: dir's last one is dropped) */
     free(e);
+    free(dir);
 }
 
 /* The frames among the entries a READDIRPLUS reply of size bytes from off will carry:

@@ -76,6 +76,16 @@ void node_stamp(b2fs_node *n)
     }
 }
 
+int node_fresh_unsynced(const b2fs_node *n)
+{
+    if (n->fsynced || (n->written.tv_sec == 0 && n->written.tv_nsec == 0))
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return now.tv_sec >= n->written.tv_sec &&
+           now.tv_sec - n->written.tv_sec < B2FS_FRESH_WITHIN_S;
+}
+
 void node_apply_policy(b2fs_node *n)
 {
     if (n->frame && n->writable && n->fd >= 0) {

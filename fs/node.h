@@ -20,7 +20,9 @@
  *   the commit lock   an OFD lock on n->fd (fs/backing), taken under the write lock.
  *   n->ra_lock        the sequential-reader fields; taken under n->lock (read) or alone.
  *   n->job_lock       compression jobs' completion; under n->lock or alone (workers).
- *   idle_lock         fs/idle's queue and the idle_* fields; under n->lock or alone.
+ *   idle_lock         fs/idle's queue, the idle_* fields and the node its thread is
+ *                     trying to lock; under n->lock or alone (idle_forget waits with
+ *                     it for that try, which never waits).
  *   table_lock        the table, the idle list, refs, dev/ino; under any of the above
  *                     or alone. Never wait for a node lock while holding it.
  *   leaf locks        block cache, worker queue, chunk image pool, inode table (the
@@ -130,9 +132,10 @@ typedef struct b2fs_node {
                              * given to the file after its commit (fs/commit), shown by
                              * stat meanwhile; UTIME_OMIT: not set */
     int times_pending;      /* times_set is to be given (a change since drops it) */
-    int small_new;          /* made at its close as a new file of one chunk (fs/write:
-                             * compressed or stored then, not left for fs/idle): it may
-                             * become a plain file (fs/plain) */
+    int small_new;          /* a new file of one chunk, made a frame at its close (fs/write:
+                             * compressed or stored then, not left for fs/idle) or, while
+                             * its writer still had it open, by fs/idle: it may become a
+                             * plain file at the close (fs/plain) */
     int fsynced;            /* a commit was made durable since the node opened (fs/file) */
     int plain;              /* the file became a plain file (fs/plain): changes through the
                              * node are refused (-ESTALE), nothing is committed */
@@ -171,6 +174,7 @@ typedef struct b2fs_node {
     int idle_queued;        /* in idle's queue (which holds a reference) */
     struct b2fs_node *idle_next;
     struct timespec idle_due; /* CLOCK_MONOTONIC: when to look at it again */
+    int idle_tries;         /* times its lock was found held when it was due, in a row */
 } b2fs_node;
 
 /* The hook node_put calls for a node leaving the table (no references, no lock held);
@@ -227,6 +231,16 @@ int node_swap_to_plain(b2fs_node *n, const char *plain, const void *buf, size_t 
 void node_new_gen(b2fs_node *n);
 /* Notes the backing file's size and time as seen now. */
 void node_stamp(b2fs_node *n);
+/* How recent the last write through this mount must be for b2fs to change a file's bytes
+ * in place without an fsync: the kernel writes dirty pages back after 30 s
+ * (vm.dirty_expire_centisecs), so a file written since is most likely still in the page
+ * cache alone, and a crash of the machine loses it or keeps it whole, as it would any
+ * file written and not fsynced. An older one may be on the disk. */
+#define B2FS_FRESH_WITHIN_S 20
+/* Whether n's contents were last written through this mount less than
+ * B2FS_FRESH_WITHIN_S seconds ago (not a file queued again after a daemon that died) and
+ * never fsynced (caller holds n->lock). */
+int node_fresh_unsynced(const b2fs_node *n);
 /* Sizes from the frame (a new frame or one re-read); keeps writable as it was. */
 void node_load_sizes(b2fs_node *n);
 /* Sets the frame's write policy its backing file carries (filters=auto: backing_choose_marked),

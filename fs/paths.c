@@ -374,8 +374,11 @@ int dir_list(int dfd, dir_fill fill, void *ctx)
             char cand[300];
             hidden = !candidate(cand, sizeof cand, shown, j) && is_regular_in(e, n, cand);
         }
-        if (!hidden && fill(ctx, shown, e[i].name, e[i].ino, e[i].type))
-            r = -ENOBUFS;
+        /* (an entry whose type the listing did not give is passed as what fstatat found
+         * when it is a regular file) */
+        int fr = hidden ? 0 : fill(ctx, shown, e[i].name, e[i].ino, e[i].reg ? DT_REG : e[i].type);
+        if (fr)
+            r = fr < 0 ? fr : -ENOBUFS;
     }
 out:
     for (size_t i = 0; i < n; i++)

@@ -52,8 +52,9 @@ int name_aliases(const char *mname, char (*out)[300], int cap);
 /* Opens a backing dir for reading entries (O_RDONLY, never through a symlink). */
 int loc_open_dir(const char *path);
 /* Lists the names the mount shows in the directory open as dfd (consumes dfd). Calls fill
- * for each with the backing entry's name, inode number and d_type (DT_*); a fill that
- * returns non-zero ends the listing. Returns 0 or -errno. */
+ * for each with the backing entry's name, inode number and d_type (DT_*; DT_REG for a
+ * regular file the listing gave no type for); a fill that returns non-zero ends the
+ * listing, and a negative one is returned. Returns 0 or -errno. */
 typedef int (*dir_fill)(void *ctx, const char *name, const char *backing, ino_t ino,
                         unsigned char type);
 int dir_list(int dfd, dir_fill fill, void *ctx);

@@ -19,8 +19,9 @@
 #include "fs/read.h"
 
 /* Whether the rule applies: a frame b2fs made of a new file that became one chunk at its
- * close (not at clevel 0: stored chunks in a frame were asked for; not fsynced: the
- * change in place is not durable), with nothing a plain file cannot hold (metalayers,
+ * close, or that fs/idle committed while its writer had it open (not at clevel 0: stored
+ * chunks in a frame were asked for; not fsynced, and written in the last
+ * B2FS_FRESH_WITHIN_S seconds: the change in place is not durable), with nothing a plain file cannot hold (metalayers,
  * vlmetalayers, hard links), not an array, shown under a name a plain file shows under,
  * and not made smaller by the frame. The chunk is committed, or (uncommitted) is still
  * the node's one dirty image, with nothing in the frame. The shown name goes to shown. */
@@ -29,8 +30,11 @@ static int wanted(b2fs_node *n, int uncommitted, char *shown, size_t cap, struct
     if (!b2fs_cfg.plain_small || !n->small_new || n->plain || !n->frame || !n->writable ||
         n->view || n->kind != B2FS_FRAME || !n->name || n->dirfd < 0)
         return 0;
+    /* (committed: its bytes are changed in place without an fsync, which a frame the
+     * kernel may have written back already does not allow: fs/idle commits a file its
+     * writer keeps open, and the close may come much later) */
     if (uncommitted ? n->ndirty != 1 || n->njobs || n->fnbytes || n->staged
-                    : node_has_changes(n))
+                    : node_has_changes(n) || !node_fresh_unsynced(n))
         return 0;
     if (name_kind(n->name, shown, cap) != B2FS_FRAME || name_is_array(n->name) ||
         name_kind(shown, NULL, 0) != B2FS_PLAIN || name_is_temp(shown))

@@ -1,8 +1,9 @@
 /* fs/plain: a small file the frame format cannot make smaller, stored as a plain file.
  *
  * A new file of at most one chunk whose frame, made at its close (a chunk that does not
- * compress, or may save less than 1 KiB, is not left for compression when idle: fs/write),
- * takes at least as many bytes as its contents (a PNG icon, a small .gz: a frame costs
+ * compress, or may save less than 1 KiB, is not left for compression when idle: fs/write)
+ * or by fs/idle while its writer kept it open (its close within B2FS_FRESH_WITHIN_S
+ * seconds of its last write), takes at least as many bytes as its contents (a PNG icon, a small .gz: a frame costs
  * about 240 bytes of header, index and trailer) is stored as the plain file NAME instead
  * of NAME.b2frame when its writer closes it (plain_small=on), so already compressed
  * files cost what they are. One whose chunk does not compress at all goes there before

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,14 @@
 #define WINDOW 32
 /* A lookup at most this many entries after the last one continues the order. */
 #define MAX_SKIP 8
-/* After this many files found in the page cache in a row, a listing's files are only
- * looked at one in WINDOW, until one is not there. */
+/* After this many files found in the page cache in a row, a listing's entries are only
+ * looked at one in about WINDOW / 2 (one at each refill), until one is not there. */
 #define CACHED_RUN 8
 #define MAX_QUEUE 256
 #define NO_FILE UINT32_MAX
 
 typedef struct listing {
-    uint64_t dir;
+    char *dir;           /* the directory's mount path */
     int dirfd;
     int refs;            /* the slot's, and one for each queued file */
     size_t n;
@@ -64,6 +65,7 @@ static void free_listing(listing *l)
 {
     if (l->dirfd >= 0)
         close(l->dirfd);
+    free(l->dir);
     free(l->strings);
     free(l->name_at);
     free(l->file_at);
@@ -77,7 +79,7 @@ static void drop_locked(listing *l)
         free_listing(l);
 }
 
-static listing *make_listing(uint64_t dir, int dirfd, const prefetch_entry *e, size_t n)
+static listing *make_listing(const char *dir, int dirfd, const prefetch_entry *e, size_t n)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++)
@@ -95,7 +97,8 @@ static listing *make_listing(uint64_t dir, int dirfd, const prefetch_entry *e, s
     l->file_at = malloc((n ? n : 1) * sizeof *l->file_at);
     l->slots = calloc(l->nslots, sizeof *l->slots);
     l->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-    if (!l->strings || !l->name_at || !l->file_at || !l->slots || l->dirfd < 0) {
+    l->dir = strdup(dir);
+    if (!l->strings || !l->name_at || !l->file_at || !l->slots || l->dirfd < 0 || !l->dir) {
         free_listing(l);
         return NULL;
     }
@@ -117,37 +120,53 @@ static listing *make_listing(uint64_t dir, int dirfd, const prefetch_entry *e, s
             s = (s + 1) & (l->nslots - 1);
         l->slots[s] = (uint32_t)i + 1;
     }
-    l->dir = dir;
     l->n = n;
     l->refs = 1;
     return l;
 }
 
-void prefetch_listed(uint64_t dir, int dirfd, const prefetch_entry *entries, size_t n)
+/* dir's slot in kept[], or -1 (lock held) */
+static long slot_of(const char *dir)
+{
+    for (size_t i = 0; i < MAX_LISTINGS; i++)
+        if (kept[i] && !strcmp(kept[i]->dir, dir))
+            return (long)i;
+    return -1;
+}
+
+int prefetch_wants(size_t n)
 {
     pthread_mutex_lock(&lock);
     int on = running && !stopping;
     pthread_mutex_unlock(&lock);
-    if (!on || n > MAX_ENTRIES)
-        return;
-    listing *l = make_listing(dir, dirfd, entries, n);
-    if (!l)
-        return;
+    return on && n <= MAX_ENTRIES;
+}
+
+void prefetch_listed(const char *dir, int dirfd, const prefetch_entry *entries, size_t n)
+{
+    listing *l = prefetch_wants(n) ? make_listing(dir, dirfd, entries, n) : NULL;
     pthread_mutex_lock(&lock);
-    /* its slot: the one of dir's last listing, else a free one, else the oldest */
-    size_t slot = 0;
-    for (size_t i = 0; i < MAX_LISTINGS; i++) {
-        if (kept[i] && kept[i]->dir == dir) {
-            slot = i;
-            break;
-        }
-        if (!kept[i] || (kept[slot] && kept[i]->used < kept[slot]->used))
-            slot = i;
+    /* its slot: the one of dir's last listing (dropped when this one is not kept), else
+     * a free one, else the one used longest ago */
+    long at = slot_of(dir);
+    if (at >= 0) {
+        drop_locked(kept[at]);
+        kept[at] = NULL;
     }
-    if (kept[slot])
-        drop_locked(kept[slot]);
-    l->used = ++clock_now;
-    kept[slot] = l;
+    if (l && (!running || stopping)) {
+        drop_locked(l);
+        l = NULL;
+    }
+    if (l) {
+        size_t slot = at >= 0 ? (size_t)at : 0;
+        for (size_t i = 0; at < 0 && i < MAX_LISTINGS; i++)
+            if (!kept[i] || (kept[slot] && kept[i]->used < kept[slot]->used))
+                slot = i;
+        if (kept[slot])
+            drop_locked(kept[slot]);
+        l->used = ++clock_now;
+        kept[slot] = l;
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -161,13 +180,21 @@ static long find_entry(const listing *l, const char *name)
     return -1;
 }
 
-void prefetch_looked_up(uint64_t dir, const char *name)
+void prefetch_looked_up(const char *path)
 {
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return;
+    char dir[PATH_MAX];
+    size_t dl = slash == path ? 1 : (size_t)(slash - path);
+    if (dl >= sizeof dir)
+        return;
+    memcpy(dir, path, dl);
+    dir[dl] = 0;
+    const char *name = slash + 1;
     pthread_mutex_lock(&lock);
-    listing *l = NULL;
-    for (size_t i = 0; i < MAX_LISTINGS && !l; i++)
-        if (kept[i] && kept[i]->dir == dir)
-            l = kept[i];
+    long slot = slot_of(dir);
+    listing *l = slot >= 0 ? kept[slot] : NULL;
     long at = l ? find_entry(l, name) : -1;
     if (at < 0) {
         pthread_mutex_unlock(&lock);
@@ -180,8 +207,8 @@ void prefetch_looked_up(uint64_t dir, const char *name)
     l->last = i + 1;
     l->used = ++clock_now;
     /* (refilled once less than half a window is ahead: the thread is woken once for
-     * several files; in a listing found in the page cache, one file a window is looked
-     * at, in case the rest is not) */
+     * several files; in a listing found in the page cache, the last entry of each refill
+     * is looked at, in case the rest is not) */
     int warm = l->cached_run >= CACHED_RUN;
     if (in_order && l->ahead < i + 1 + WINDOW / 2) {
         size_t from = l->ahead > i + 1 ? l->ahead : i + 1;

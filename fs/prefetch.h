@@ -5,8 +5,8 @@
  * read cold: a frame's head at its LOOKUP (its size is the data's), a plain file's
  * contents at its OPEN (its checksum is checked), each waiting for the last. The page
  * cache reads ahead within a file; this module does it across files. The last listings of
- * a few directories are kept (names in listing order); when the names looked up in one
- * follow that order (each after the last, a few entries skipped at most: directories, or
+ * a few directories are kept (names in listing order, keyed by the directory's mount
+ * path); when the names looked up or opened in one follow that order (each after the last, a few entries skipped at most: directories, or
  * files a program passes by), the regular files that come next are read ahead
  * (fs/backing: backing_read_ahead, the whole of a small file, the ends of a larger one)
  * on this module's thread, a window of them ahead of the program. A lookup out of order
@@ -28,16 +28,20 @@ int prefetch_start(void);
 /* Stops it and drops the listings (at unmount). */
 void prefetch_stop(void);
 
-/* The directory dir (the kernel's inode id) was listed from the backing directory open as
- * dirfd (duplicated here): n entries in order, each's shown name, backing name and whether
- * it is a regular file. A listing of more than MAX_ENTRIES is not kept. */
+/* Whether a listing of n entries would be kept (the thread runs, n is at most
+ * MAX_ENTRIES): a caller may spare making one that is not. */
+int prefetch_wants(size_t n);
+/* The directory of mount path dir was listed from the backing directory open as dirfd
+ * (duplicated here): n entries in order, each's shown name, backing name and whether it
+ * is a regular file. One that is not kept (see prefetch_wants) drops dir's last one. */
 typedef struct prefetch_entry {
     const char *name;
     const char *backing;
     int regular;
 } prefetch_entry;
-void prefetch_listed(uint64_t dir, int dirfd, const prefetch_entry *entries, size_t n);
-/* name was looked up in dir. */
-void prefetch_looked_up(uint64_t dir, const char *name);
+void prefetch_listed(const char *dir, int dirfd, const prefetch_entry *entries, size_t n);
+/* The file of mount path path was looked up or opened (a name the kernel knew from a
+ * listing with attributes is opened without a lookup). */
+void prefetch_looked_up(const char *path);
 
 #endif

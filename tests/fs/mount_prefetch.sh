@@ -13,7 +13,8 @@ need_fuse
 backing_on_ext4
 
 # pages OP DIR NAMES...: evict (the files out of the page cache) or count (how many of
-# them have their first page in it: mincore, which reads nothing in, as a read would)
+# them have their first page, or the page at byte $PAGE_AT, in it: mincore, which reads
+# nothing in, as a read would)
 pages() {
     python3 - "$@" <<'PY'
 import ctypes, mmap, os, sys
@@ -30,7 +31,8 @@ for name in names:
     if op == 'evict':
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     else:
-        addr = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        addr = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd,
+                         int(os.environ.get('PAGE_AT', '0')))
         vec = ctypes.create_string_buffer(1)
         if addr in (None, ctypes.c_void_p(-1).value) or \
                 libc.mincore(addr, mmap.PAGESIZE, vec) != 0:
@@ -54,19 +56,31 @@ cached_soon() {
 }
 
 mount_b2fs || { fail "mount"; finish; exit 1; }
-mkdir "$MNT/inorder" "$MNT/shuffled"
+mkdir "$MNT/inorder" "$MNT/shuffled" "$MNT/opened" "$MNT/frames"
 for i in $(seq -w 0 59); do
     head -c 2000 /dev/urandom >"$MNT/inorder/p$i"
     head -c 2000 /dev/urandom >"$MNT/shuffled/r$i"
+    head -c 2000 /dev/urandom >"$MNT/opened/o$i"
 done
+# frames of about 150 KB (base64 text): opening one reads its two ends, not its middle
+for i in 0 1 2; do head -c 150000 /dev/urandom | base64 >"$MNT/frames/f$i"; done
 check "60 small files of random bytes made plain files in each directory" \
-    [ "$(ls "$BACK/inorder" | grep -c '^p[0-9]*$')" = 60 -a "$(ls "$BACK/shuffled" | grep -c '^r[0-9]*$')" = 60 ]
+    [ "$(ls "$BACK/inorder" | grep -c '^p[0-9]*$')" = 60 -a "$(ls "$BACK/opened" | grep -c '^o[0-9]*$')" = 60 ]
 unmount_b2fs
-sync
-pages evict "$BACK/inorder" $(names p 0 59) >/dev/null
-pages evict "$BACK/shuffled" $(names r 0 59) >/dev/null
+frame_sizes=$(stat -c %s "$BACK"/frames/f?.b2frame | tr '\n' ' ')
+check "(the three frames are between 100 and 250 KB: $frame_sizes)" \
+    bash -c 'for s in $1; do [ "$s" -gt 100000 ] && [ "$s" -lt 250000 ] || exit 1; done' bash "$frame_sizes"
+# evict_all: every file of the four directories out of the page cache
+evict_all() {
+    sync
+    pages evict "$BACK/inorder" $(names p 0 59) >/dev/null
+    pages evict "$BACK/shuffled" $(names r 0 59) >/dev/null
+    pages evict "$BACK/opened" $(names o 0 59) >/dev/null
+    pages evict "$BACK/frames" f0.b2frame f1.b2frame f2.b2frame >/dev/null
+}
+evict_all
 check "(none of them is in the page cache)" \
-    [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 -a "$(pages count "$BACK/shuffled" $(names r 0 59))" = 0 ]
+    [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 -a "$(pages count "$BACK/shuffled" $(names r 0 59))" = 0 -a "$(pages count "$BACK/opened" $(names o 0 59))" = 0 ]
 
 mount_b2fs || { fail "mount again"; finish; exit 1; }
 ls "$MNT/inorder" "$MNT/shuffled" >/dev/null
@@ -78,12 +92,14 @@ for n in $(names p 0 2); do stat "$MNT/inorder/$n" >/dev/null; done
 # (counted with a little slack: the page cache may let a page go)
 check "names looked up in listing order: the files after them are read ahead (p03 to p18)" \
     cached_soon "$BACK/inorder" 14 $(names p 3 18)
-check "... but not the whole directory (p40 to p59 are not)" \
-    [ "$(pages count "$BACK/inorder" $(names p 40 59))" = 0 ]
+cached_soon "$BACK/inorder" 1 p32; sleep 0.3   # the window's last one, and a moment more
+check "... but not the whole directory (p33 to p59 are not)" \
+    [ "$(pages count "$BACK/inorder" $(names p 33 59))" = 0 ]
 # going on in order moves the window
 for n in $(names p 3 30); do stat "$MNT/inorder/$n" >/dev/null; done
 check "... going on in order reads further ahead (p36 to p49)" \
     cached_soon "$BACK/inorder" 12 $(names p 36 49)
+cached_soon "$BACK/inorder" 1 p49; sleep 0.3
 check "... a window ahead, not to the end (p50 to p59 are not)" \
     [ "$(pages count "$BACK/inorder" $(names p 50 59))" = 0 ]
 
@@ -93,18 +109,50 @@ sleep 1
 check "names looked up out of listing order: nothing is read ahead" \
     [ "$(pages count "$BACK/shuffled" $(names r 0 59))" = 0 ]
 
-check "the files read back" cmp <(cat "$BACK"/inorder/*) <(cat "$MNT"/inorder/*)
+# files opened by names a listing with attributes gave: no LOOKUP, the OPEN counts
+ls -l "$MNT/opened" >/dev/null
+cat "$MNT/opened/o00" "$MNT/opened/o01" "$MNT/opened/o02" >/dev/null
+check "names opened in listing order right after it: the files after them are read ahead (o03 to o18)" \
+    cached_soon "$BACK/opened" 14 $(names o 3 18)
+
+# a listing with attributes opens each frame for its size: it reads them ahead whole first
+ls -l "$MNT/frames" >/dev/null
+check "a listing with attributes reads its frames ahead whole (the page at 72 KiB of each)" \
+    env PAGE_AT=73728 bash -c '. /dev/stdin; cached_soon "$1" 3 f0.b2frame f1.b2frame f2.b2frame' \
+    bash "$BACK/frames" < <(declare -f pages cached_soon)
+
+check "the files read back" cmp <(cat "$BACK"/inorder/* "$BACK"/opened/*) <(cat "$MNT"/inorder/* "$MNT"/opened/*)
+check "... and the frames" cmp <(base64 -d <(cat "$MNT"/frames/f?) | wc -c) <(echo 450000)
+
+# listings replaced while files are read ahead (12 directories, 8 kept), for
+# ThreadSanitizer in its build
+for d in $(seq 1 12); do
+    mkdir "$MNT/many$d"
+    for i in $(seq -w 0 39); do echo "$d $i" >"$MNT/many$d/m$i"; done
+done
+sleep 1.2
+for round in 1 2 3; do
+    for d in $(seq 1 12); do ls "$MNT/many$d" >/dev/null; done &
+    lister=$!
+    for d in $(seq 1 12); do cat "$MNT/many$d"/* >/dev/null; done
+    wait "$lister"
+done
+check "files read while listings are replaced read back" \
+    bash -c 'for d in $(seq 1 12); do for i in $(seq -w 0 39); do [ "$(cat "$1/many$d/m$i")" = "$d $i" ] || exit 1; done; done' bash "$MNT"
 
 # prefetch=off: the same lookups in order read nothing ahead
 remount_b2fs -o prefetch=off || { fail "mount with prefetch=off"; finish; exit 1; }
-sync
-pages evict "$BACK/inorder" $(names p 0 59) >/dev/null
+evict_all
 ls "$MNT/inorder" >/dev/null
 sleep 1.2
 for n in $(names p 0 2); do stat "$MNT/inorder/$n" >/dev/null; done
 sleep 1
 check "prefetch=off: names looked up in listing order read nothing ahead" \
     [ "$(pages count "$BACK/inorder" $(names p 0 59))" = 0 ]
+ls -l "$MNT/frames" >/dev/null
+sleep 0.5
+check "prefetch=off: a listing with attributes reads no frame ahead" \
+    [ "$(PAGE_AT=73728 pages count "$BACK/frames" f0.b2frame f1.b2frame f2.b2frame)" = 0 ]
 check "--help names the option" grep -q "prefetch=on|off" <("$B2FS" --help 2>&1)
 check "the daemon logged no failure and no ThreadSanitizer report" \
     not grep -Eq "failed|ThreadSanitizer" "$WORK/b2fs.log"
