@@ -164,16 +164,6 @@ static void unmark_stored(b2fs_node *n)
         n->stored_marked = 0;
 }
 
-/* Whether n is a new file of one chunk with only its first image written: the rule for
- * a plain file (fs/plain; which also leaves out arrays) applies at its writer's close, as
- * if it had been closed before this thread came (n->lock held). */
-static int small_new_file(const b2fs_node *n)
-{
-    return n->writable && n->fnbytes == 0 && n->size > 0 &&
-           n->size <= (uint64_t)n->chunksize && n->ndirty == 1 && n->dirty[0].n == 0 &&
-           !n->njobs;
-}
-
 /* Compresses what n stored as it is, unless a write came too recently (without force):
  * then returns 1 with *again, when to look again. With hurry (unmount) on the workers,
  * otherwise on this thread alone. Called and returns with n->lock held (write). */
@@ -190,7 +180,9 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
         due_in(again, wait);
         return 1;
     }
-    int small_new = small_new_file(n);
+    /* a new file of one chunk: the rule for a plain file (fs/plain; which also leaves out
+     * arrays) applies at its writer's close, as if it had been closed before this came */
+    int small_new = write_is_small_new(n);
     /* what the writers left (a last partial chunk, stored too) is committed first */
     int r = commit_node(n, 0);
     /* the contents do not change: nor does the time the file was last written */

@@ -511,10 +511,15 @@ static int idle_level(int clevel)
  * the idle thread: a few times what its frame costs beyond a plain file's bytes. */
 #define SMALL_DEFER_SAVING 1024
 
+int write_is_small_new(const b2fs_node *n)
+{
+    return n->frame && n->fnbytes == 0 && n->size > 0 && n->size <= (uint64_t)n->chunksize &&
+           n->ndirty == 1 && n->dirty[0].n == 0 && !n->njobs;
+}
+
 int write_compress_small(b2fs_node *n, int may_leave, int plain_first)
 {
-    if (!n->defer || !n->frame || n->fnbytes != 0 || n->size == 0 ||
-        n->size > (uint64_t)n->chunksize || n->ndirty != 1 || n->dirty[0].n != 0 || n->njobs)
+    if (!n->defer || !write_is_small_new(n))
         return 0;
     if (n->name && name_is_array(n->name))
         return 0;   /* a new .npy file: made an array at its close, compressed then */

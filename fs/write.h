@@ -58,6 +58,10 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
  * the caller calls again without plain_first. 0, WRITE_SMALL_PLAIN or -errno. */
 #define WRITE_SMALL_PLAIN 1
 int write_compress_small(b2fs_node *n, int may_leave, int plain_first);
+/* Whether n is a new file of one chunk with only its first image written, none of it in
+ * the frame yet: what write_compress_small works on, and what fs/idle commits for a
+ * writer that keeps the file open (n->lock held). */
+int write_is_small_new(const b2fs_node *n);
 /* The frame's parameters changed: contexts made for the old ones are dropped. */
 void write_params_changed(b2fs_node *n);
 
