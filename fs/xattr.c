@@ -564,8 +564,12 @@ static int list_backing(int fd, void *arg)
 
 static int getxattr_of(const char *path, const char *name, char *value, size_t size)
 {
-    /* the kernel asks for security.capability before every write: answered without
-     * looking the file up */
+    /* answered without looking the file up (the kernel asks for security.capability
+     * before a write). Only user.* attributes are kept, so other namespaces (security
+     * labels, POSIX ACLs) are not supported, as setxattr says: ls -l then stops asking
+     * for them after the first file of the mount. */
+    if (strncmp(name, "user.", 5))
+        return -ENOTSUP;
     if (!is_shown(name))
         return -ENODATA;
     target t;

@@ -5,7 +5,7 @@
  * vlmeta.NAME). On a directory the five codec
  * parameters are the defaults for new files below it, kept in user.b2fs.* attributes of
  * the backing directory (hidden in the mount). Other user.* attributes are passed to the
- * backing file.
+ * backing file; other namespaces are not supported (ENOTSUP).
  *
  * Owns: the directory defaults found for the last new file's directory (guarded by their
  * mutex, a leaf lock; kept for a second, dropped by b2fs_params_moved). Part of the FUSE

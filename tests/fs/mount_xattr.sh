@@ -126,7 +126,13 @@ check "  ... readable in the mount" [ "$(getfattr --only-values -n user.mine "$M
 check "  ... stored on the backing file" [ "$(getfattr --only-values -n user.mine "$BACK/f.b2frame")" = abc ]
 setfattr -n trusted.b2test -v x "$BACK/f.b2frame"
 out=$(getfattr -n trusted.b2test "$MNT/f" 2>&1)
-check "other namespaces of the backing file are not shown" refused $? "$out" "No such attribute"
+check "other namespaces of the backing file are not shown" refused $? "$out" "Operation not supported"
+out=$(getfattr -n security.selinux "$MNT/f" 2>&1)
+check "  ... security labels not supported" refused $? "$out" "Operation not supported"
+out=$(getfattr -n system.posix_acl_access "$MNT/f" 2>&1)
+check "  ... POSIX ACLs not supported" refused $? "$out" "Operation not supported"
+out=$(getfattr -n user.b2fs.filters "$MNT/f" 2>&1)
+check "  ... b2fs's own user.b2fs.* attributes absent" refused $? "$out" "No such attribute"
 unmount_b2fs
 mount_b2fs || { fail "remount"; finish; exit 1; }
 check "vlmeta survives a remount" [ "$(get vlmeta.note "$MNT/f")" = "hello world" ]
