@@ -2,7 +2,8 @@
 # Reading ahead across files (fs/prefetch): names looked up in a directory in the order
 # its last listing gave them have the files after them read ahead (in the page cache of
 # BACKING before anything asks for them), a window ahead; names looked up out of that
-# order read nothing ahead, nor do any with prefetch=off. BACKING is an ext4 in a loop
+# order read nothing ahead, nor do any with prefetch=off; in a directory found in the page
+# cache a refill looks at one file, until one is missing. BACKING is an ext4 in a loop
 # device, so that its files can be put out of the page cache (sync, then
 # POSIX_FADV_DONTNEED) and looked for in it (mincore, which reads nothing in). The files
 # are small plain files (random bytes), which nothing else reads before they are opened:
@@ -139,6 +140,31 @@ for round in 1 2 3; do
 done
 check "files read while listings are replaced read back" \
     bash -c 'for d in $(seq 1 12); do for i in $(seq -w 0 39); do [ "$(cat "$1/many$d/m$i")" = "$d $i" ] || exit 1; done; done' bash "$MNT"
+
+# a directory found in the page cache: once 8 files read ahead in a row were there
+# already, a refill looks only at the last file of its window; one found missing brings
+# back the whole window. w00 to w49 in the page cache, w50 to w99 not.
+mkdir "$MNT/warm"
+for i in $(seq -w 0 99); do head -c 2000 /dev/urandom >"$MNT/warm/w$i"; done
+sync
+pages evict "$BACK/warm" $(names w 0 99) >/dev/null
+cat $(for n in $(names w 0 49); do echo "$BACK/warm/$n"; done) >/dev/null
+check "(w00 to w49 in the page cache, none of w50 to w99)" \
+    [ "$(pages count "$BACK/warm" $(names w 0 49))" = 50 -a "$(pages count "$BACK/warm" $(names w 50 99))" = 0 ]
+ls "$MNT/warm" >/dev/null
+sleep 1.2
+for n in $(names w 0 2); do stat "$MNT/warm/$n" >/dev/null; done
+sleep 0.5   # the thread finds w03 to w34 there
+for n in $(names w 3 34); do stat "$MNT/warm/$n" >/dev/null; done
+# (the refills: at w00, w01 to w32, not warm; at w17, only w49; at w34, only w66)
+check "found in the page cache, a refill looks at the last file of its window (w66)" \
+    cached_soon "$BACK/warm" 1 w66
+sleep 0.3
+check "... and passes the others by (w50 to w65 not read ahead)" \
+    [ "$(pages count "$BACK/warm" $(names w 50 65))" = 0 ]
+for n in $(names w 35 51); do stat "$MNT/warm/$n" >/dev/null; done
+check "... until one was missing: then the whole window again (w67 to w82)" \
+    cached_soon "$BACK/warm" 14 $(names w 67 82)
 
 # prefetch=off: the same lookups in order read nothing ahead
 remount_b2fs -o prefetch=off || { fail "mount with prefetch=off"; finish; exit 1; }
