@@ -24,9 +24,10 @@
 int backing_open_frame(int dirfd, const char *name, int flags);
 /* Asks the kernel to read the file name in dirfd ahead, without waiting: the whole of a
  * small one, the head and the tail (a frame's header, index and trailer) of a larger one;
- * nothing when its first page is in the page cache already, or where the file system
- * cannot tell (no RWF_NOWAIT). For callers about to open many files one after another.
- * Returns whether it was there (1: or could not tell) or 0; failures are ignored. */
+ * nothing when its first page is in the page cache already (cachestat; on a kernel
+ * without it, also where the file system cannot tell: no RWF_NOWAIT). For callers about
+ * to open many files one after another. Returns whether it was there (1: or could not
+ * tell) or 0; failures are ignored. */
 int backing_read_ahead(int dirfd, const char *name);
 /* Takes the commit lock on fd, waiting for another holder (retried on EINTR). */
 int backing_lock(int fd);

@@ -109,7 +109,9 @@ static const char usage_text[] =
     "                       are read ahead from BACKING (a small one whole, a larger\n"
     "                       one's ends), and a listing with attributes reads ahead the\n"
     "                       frames it opens; off: no file is read before it is asked\n"
-    "                       for (on)\n"
+    "                       for (on; off where BACKING is on a network or FUSE file\n"
+    "                       system, where reading ahead moves bytes a cluster's other\n"
+    "                       hosts may change)\n"
     "    compress_idle=SECS a new file's chunks (or a file's truncated to 0) are stored as\n"
     "                       written, at the cost of a copy, and compressed with the file's\n"
     "                       parameters once it has had no write for SECS seconds, and at\n"
@@ -364,7 +366,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->push_blocks = 1;
     cfg->plain_small = 1;
     cfg->name_cache = 1;
-    cfg->prefetch = 1;
+    cfg->prefetch = -1;   /* the default is set once BACKING is known */
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
     cfg->idle_clevel = B2FS_IDLE_CLEVEL;
     struct parse_state ps = {.cfg = cfg};
@@ -398,6 +400,8 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     }
     if (cfg->compress_idle < 0)
         cfg->compress_idle = on_network(cfg->rootfd) ? 0 : 2;
+    if (cfg->prefetch < 0)
+        cfg->prefetch = !on_network(cfg->rootfd);
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);
     if (!probe) {
         fprintf(stderr, "b2fs: the codec parameters do not go together (typesize %d, blocksize %d)\n",

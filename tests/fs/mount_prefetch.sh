@@ -179,6 +179,80 @@ ls -l "$MNT/frames" >/dev/null
 sleep 0.5
 check "prefetch=off: a listing with attributes reads no frame ahead" \
     [ "$(PAGE_AT=73728 pages count "$BACK/frames" f0.b2frame f1.b2frame f2.b2frame)" = 0 ]
+# has_cachestat FILE: the kernel has cachestat(2) (Linux 6.5)
+has_cachestat() {
+    python3 - "$1" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+rng, out = (ctypes.c_uint64 * 2)(0, 1), (ctypes.c_uint64 * 5)()
+r = libc.syscall(451, fd, rng, out, 0)
+sys.exit(0 if r == 0 else 1)
+PY
+}
+# a BACKING on a file system without RWF_NOWAIT (squashfs, mounted read only from an
+# image made here): with cachestat the files are seen missing and read ahead; on a kernel
+# without it they cannot be told from cached ones, and nothing is read ahead
+if command -v mksquashfs >/dev/null; then
+    mkdir -p "$WORK/sqsrc" "$WORK/sq" "$WORK/outer"
+    for i in $(seq -w 0 59); do head -c 20000 /dev/urandom >"$WORK/sqsrc/s$i"; done
+    mksquashfs "$WORK/sqsrc" "$WORK/sq.img" -quiet -noappend >/dev/null 2>&1 &&
+        mount -o loop,ro "$WORK/sq.img" "$WORK/sq"
+    check "(a squashfs image mounted)" mountpoint -q "$WORK/sq"
+    "$B2FS" -f -o ro "$WORK/sq" "$WORK/outer" 2>>"$WORK/b2fs.log" &
+    outer=$!
+    for i in $(seq 1 100); do grep -q " $WORK/outer fuse.b2fs " /proc/mounts && break; sleep 0.05; done
+    check "(b2fs mounted over it)" grep -q " $WORK/outer fuse.b2fs " /proc/mounts
+    check "(none of its files in the page cache)" [ "$(pages count "$WORK/sq" $(names s 0 59))" = 0 ]
+    ls "$WORK/outer" >/dev/null
+    sleep 1.2
+    for n in $(names s 0 2); do stat "$WORK/outer/$n" >/dev/null; done
+    if has_cachestat "$WORK/sq/s00"; then
+        check "BACKING on squashfs (no RWF_NOWAIT), asked with cachestat: the next files are read ahead (s03 to s18)" \
+            cached_soon "$WORK/sq" 14 $(names s 3 18)
+    else
+        sleep 1
+        check "BACKING on squashfs (no RWF_NOWAIT), a kernel without cachestat: nothing read ahead" \
+            [ "$(pages count "$WORK/sq" $(names s 3 40))" = 0 ]
+    fi
+    check "... the files read back" cmp <(cat "$WORK"/sqsrc/*) <(cat "$WORK"/outer/*)
+    fusermount3 -u "$WORK/outer" 2>/dev/null || fusermount3 -uz "$WORK/outer"
+    wait "$outer" 2>/dev/null
+else
+    fail "mksquashfs is not installed (squashfs-tools): a BACKING without RWF_NOWAIT not tested"
+fi
+
+# a BACKING on a FUSE file system (this mount, prefetch=off; a second one over it, read
+# only: this one has no OFD locks): off by default there; with prefetch=on the files
+# opened to be read ahead through it reach this mount's BACKING (a plain file's checksum
+# is checked at its open), which shows in the page cache of the ext4 below
+mkdir "$MNT/stack"
+for i in $(seq -w 0 59); do head -c 2000 /dev/urandom >"$MNT/stack/s$i"; done
+sync
+pages evict "$BACK/stack" $(names s 0 59) >/dev/null
+# over_fuse [OPTIONS]: the second mount over $MNT/stack, its listing, s00 to s02 looked up
+over_fuse() {
+    "$B2FS" -f -o ro "$@" "$MNT/stack" "$WORK/outer" 2>>"$WORK/b2fs.log" &
+    outer=$!
+    for i in $(seq 1 100); do grep -q " $WORK/outer fuse.b2fs " /proc/mounts && break; sleep 0.05; done
+    ls "$WORK/outer" >/dev/null
+    sleep 1.2
+    for n in $(names s 0 2); do stat "$WORK/outer/$n" >/dev/null; done
+}
+done_fuse() {
+    fusermount3 -u "$WORK/outer" 2>/dev/null || fusermount3 -uz "$WORK/outer"
+    wait "$outer" 2>/dev/null
+}
+check "(none of them in the page cache)" [ "$(pages count "$BACK/stack" $(names s 0 59))" = 0 ]
+over_fuse
+sleep 1
+check "BACKING on FUSE: names looked up in order read nothing ahead by default" \
+    [ "$(pages count "$BACK/stack" $(names s 3 40))" = 0 ]
+done_fuse
+over_fuse -o prefetch=on
+check "... with prefetch=on the next files are (s03 to s18)" \
+    cached_soon "$BACK/stack" 14 $(names s 3 18)
+done_fuse
 check "--help names the option" grep -q "prefetch=on|off" <("$B2FS" --help 2>&1)
 check "the daemon logged no failure and no ThreadSanitizer report" \
     not grep -Eq "failed|ThreadSanitizer" "$WORK/b2fs.log"
