@@ -398,10 +398,11 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
                 ps.mountpoint, cfg->backing);
         return -1;
     }
+    int network = on_network(cfg->rootfd);
     if (cfg->compress_idle < 0)
-        cfg->compress_idle = on_network(cfg->rootfd) ? 0 : 2;
+        cfg->compress_idle = network ? 0 : 2;
     if (cfg->prefetch < 0)
-        cfg->prefetch = !on_network(cfg->rootfd);
+        cfg->prefetch = !network;
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);
     if (!probe) {
         fprintf(stderr, "b2fs: the codec parameters do not go together (typesize %d, blocksize %d)\n",

@@ -190,23 +190,38 @@ r = libc.syscall(451, fd, rng, out, 0)
 sys.exit(0 if r == 0 else 1)
 PY
 }
+# outer_mount DIR [OPTIONS]: a second, read-only mount with DIR as its BACKING, at $WORK/outer
+outer_mount() {
+    local dir=$1
+    shift
+    mkdir -p "$WORK/outer"
+    "$B2FS" -f -o ro "$@" "$dir" "$WORK/outer" 2>>"$WORK/b2fs.log" &
+    outer=$!
+    for i in $(seq 1 100); do grep -q " $WORK/outer fuse.b2fs " /proc/mounts && break; sleep 0.05; done
+}
+# outer_walk: its listing, then s00 to s02 looked up in order
+outer_walk() {
+    ls "$WORK/outer" >/dev/null
+    sleep 1.2
+    for n in $(names s 0 2); do stat "$WORK/outer/$n" >/dev/null; done
+}
+outer_unmount() {
+    fusermount3 -u "$WORK/outer" 2>/dev/null || fusermount3 -uz "$WORK/outer"
+    wait "$outer" 2>/dev/null
+}
 # a BACKING on a file system without RWF_NOWAIT (squashfs, mounted read only from an
 # image made here): with cachestat the files are seen missing and read ahead; on a kernel
 # without it they cannot be told from cached ones, and nothing is read ahead
 if command -v mksquashfs >/dev/null; then
-    mkdir -p "$WORK/sqsrc" "$WORK/sq" "$WORK/outer"
+    mkdir -p "$WORK/sqsrc" "$WORK/sq"
     for i in $(seq -w 0 59); do head -c 20000 /dev/urandom >"$WORK/sqsrc/s$i"; done
     mksquashfs "$WORK/sqsrc" "$WORK/sq.img" -quiet -noappend >/dev/null 2>&1 &&
         mount -o loop,ro "$WORK/sq.img" "$WORK/sq"
     check "(a squashfs image mounted)" mountpoint -q "$WORK/sq"
-    "$B2FS" -f -o ro "$WORK/sq" "$WORK/outer" 2>>"$WORK/b2fs.log" &
-    outer=$!
-    for i in $(seq 1 100); do grep -q " $WORK/outer fuse.b2fs " /proc/mounts && break; sleep 0.05; done
+    outer_mount "$WORK/sq"
     check "(b2fs mounted over it)" grep -q " $WORK/outer fuse.b2fs " /proc/mounts
     check "(none of its files in the page cache)" [ "$(pages count "$WORK/sq" $(names s 0 59))" = 0 ]
-    ls "$WORK/outer" >/dev/null
-    sleep 1.2
-    for n in $(names s 0 2); do stat "$WORK/outer/$n" >/dev/null; done
+    outer_walk
     if has_cachestat "$WORK/sq/s00"; then
         check "BACKING on squashfs (no RWF_NOWAIT), asked with cachestat: the next files are read ahead (s03 to s18)" \
             cached_soon "$WORK/sq" 14 $(names s 3 18)
@@ -216,8 +231,7 @@ if command -v mksquashfs >/dev/null; then
             [ "$(pages count "$WORK/sq" $(names s 3 40))" = 0 ]
     fi
     check "... the files read back" cmp <(cat "$WORK"/sqsrc/*) <(cat "$WORK"/outer/*)
-    fusermount3 -u "$WORK/outer" 2>/dev/null || fusermount3 -uz "$WORK/outer"
-    wait "$outer" 2>/dev/null
+    outer_unmount
 else
     fail "mksquashfs is not installed (squashfs-tools): a BACKING without RWF_NOWAIT not tested"
 fi
@@ -230,29 +244,18 @@ mkdir "$MNT/stack"
 for i in $(seq -w 0 59); do head -c 2000 /dev/urandom >"$MNT/stack/s$i"; done
 sync
 pages evict "$BACK/stack" $(names s 0 59) >/dev/null
-# over_fuse [OPTIONS]: the second mount over $MNT/stack, its listing, s00 to s02 looked up
-over_fuse() {
-    "$B2FS" -f -o ro "$@" "$MNT/stack" "$WORK/outer" 2>>"$WORK/b2fs.log" &
-    outer=$!
-    for i in $(seq 1 100); do grep -q " $WORK/outer fuse.b2fs " /proc/mounts && break; sleep 0.05; done
-    ls "$WORK/outer" >/dev/null
-    sleep 1.2
-    for n in $(names s 0 2); do stat "$WORK/outer/$n" >/dev/null; done
-}
-done_fuse() {
-    fusermount3 -u "$WORK/outer" 2>/dev/null || fusermount3 -uz "$WORK/outer"
-    wait "$outer" 2>/dev/null
-}
 check "(none of them in the page cache)" [ "$(pages count "$BACK/stack" $(names s 0 59))" = 0 ]
-over_fuse
+outer_mount "$MNT/stack"
+outer_walk
 sleep 1
 check "BACKING on FUSE: names looked up in order read nothing ahead by default" \
     [ "$(pages count "$BACK/stack" $(names s 3 40))" = 0 ]
-done_fuse
-over_fuse -o prefetch=on
+outer_unmount
+outer_mount "$MNT/stack" -o prefetch=on
+outer_walk
 check "... with prefetch=on the next files are (s03 to s18)" \
     cached_soon "$BACK/stack" 14 $(names s 3 18)
-done_fuse
+outer_unmount
 check "--help names the option" grep -q "prefetch=on|off" <("$B2FS" --help 2>&1)
 check "the daemon logged no failure and no ThreadSanitizer report" \
     not grep -Eq "failed|ThreadSanitizer" "$WORK/b2fs.log"
