@@ -1,6 +1,6 @@
 #!/bin/bash
 # Paths through the mount resolve beneath BACKING, with openat2 and, where it is missing
-# (here: b2fs with tests/fs/noopenat2.so preloaded, whose syscall refuses openat2 with
+# (here: b2fs with tests/fs/nosyscall.so preloaded, whose syscall refuses openat2 with
 # ENOSYS), one directory at a time: the same answers both ways, 20 directories down:
 # reads, lists, creates, renames, removes, links and attributes; a temporary name in a
 # path is not found. And changes made in BACKING beside a mount (files made, renamed,
@@ -10,8 +10,8 @@
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
-SHIM="$top_builddir/tests/fs/noopenat2.so"
-[ -f "$SHIM" ] || { fail "tests/fs/noopenat2.so is not built"; finish; exit 1; }
+SHIM="$top_builddir/tests/fs/nosyscall.so"
+[ -f "$SHIM" ] || { fail "tests/fs/nosyscall.so is not built"; finish; exit 1; }
 deep=a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t
 mkdir -p "$BACK/$deep" "$BACK/.b2fs-tmp-1-1"
 echo deep >"$BACK/$deep/file"
@@ -101,7 +101,7 @@ beside_check "name_cache=off"
 check "name_cache=off: unmount" unmount_b2fs
 check "--help tells of name_cache" sh -c "'$B2FS' --help | grep -q 'name_cache=on|off'"
 
-LD_PRELOAD=$SHIM NOOPENAT2_MARK="$WORK/refused" mount_b2fs || fail "a mount without openat2"
+LD_PRELOAD=$SHIM NOSYSCALL=openat2 NOSYSCALL_MARK="$WORK/refused" mount_b2fs || fail "a mount without openat2"
 paths_check "without openat2"
 check "without openat2: the preload refused openat2 (the walk ran)" [ -e "$WORK/refused" ]
 check "without openat2: unmount" unmount_b2fs

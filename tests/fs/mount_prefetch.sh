@@ -166,6 +166,26 @@ for n in $(names w 35 51); do stat "$MNT/warm/$n" >/dev/null; done
 check "... until one was missing: then the whole window again (w67 to w82)" \
     cached_soon "$BACK/warm" 14 $(names w 67 82)
 
+# a kernel without cachestat (tests/fs/nosyscall.so refuses it): the probe falls back to a
+# one-byte RWF_NOWAIT read, which ext4 answers, and names looked up in order still read
+# the next files ahead
+SHIM="$top_builddir/tests/fs/nosyscall.so"
+if [ -f "$SHIM" ]; then
+    unmount_b2fs
+    LD_PRELOAD=$SHIM NOSYSCALL=cachestat NOSYSCALL_MARK="$WORK/no-cachestat" mount_b2fs ||
+        { fail "a mount without cachestat"; finish; exit 1; }
+    evict_all
+    ls "$MNT/inorder" >/dev/null
+    sleep 1.2
+    for n in $(names p 0 2); do stat "$MNT/inorder/$n" >/dev/null; done
+    check "without cachestat (RWF_NOWAIT probe): names looked up in order read the next files ahead (p03 to p18)" \
+        cached_soon "$BACK/inorder" 14 $(names p 3 18)
+    check "... the preload refused cachestat (the fallback ran)" [ -e "$WORK/no-cachestat" ]
+    check "... the files read back" cmp <(cat "$BACK"/inorder/*) <(cat "$MNT"/inorder/*)
+else
+    fail "tests/fs/nosyscall.so is not built: the probe without cachestat not tested"
+fi
+
 # prefetch=off: the same lookups in order read nothing ahead
 remount_b2fs -o prefetch=off || { fail "mount with prefetch=off"; finish; exit 1; }
 evict_all
@@ -232,6 +252,20 @@ if command -v mksquashfs >/dev/null; then
     fi
     check "... the files read back" cmp <(cat "$WORK"/sqsrc/*) <(cat "$WORK"/outer/*)
     outer_unmount
+    if [ -f "$SHIM" ] && has_cachestat "$WORK/sq/s00"; then
+        # the same on this kernel with cachestat refused: squashfs does not answer the
+        # RWF_NOWAIT probe, its files count as cached, and nothing is read ahead
+        umount "$WORK/sq" && mount -o loop,ro "$WORK/sq.img" "$WORK/sq"
+        rm -f "$WORK/no-cachestat"
+        LD_PRELOAD=$SHIM NOSYSCALL=cachestat NOSYSCALL_MARK="$WORK/no-cachestat" outer_mount "$WORK/sq"
+        check "(none of its files in the page cache again)" [ "$(pages count "$WORK/sq" $(names s 0 59))" = 0 ]
+        outer_walk
+        sleep 1
+        check "BACKING on squashfs, cachestat refused: nothing read ahead (s03 to s40)" \
+            [ "$(pages count "$WORK/sq" $(names s 3 40))" = 0 ]
+        check "... the preload refused cachestat" [ -e "$WORK/no-cachestat" ]
+        outer_unmount
+    fi
 else
     fail "mksquashfs is not installed (squashfs-tools): a BACKING without RWF_NOWAIT not tested"
 fi
