@@ -7,7 +7,8 @@
 # device, so that its files can be put out of the page cache (sync, then
 # POSIX_FADV_DONTNEED) and looked for in it (mincore, which reads nothing in). The files
 # are small plain files (random bytes), which nothing else reads before they are opened:
-# a listing with attributes (READDIRPLUS) opens frames, not plain files.
+# a listing with attributes (READDIRPLUS) opens frames, not plain files. Then the probe
+# without cachestat (tests/fs/nosyscall.so), and BACKING on squashfs and on FUSE.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
