@@ -288,6 +288,11 @@ int commit_behind_start(b2fs_node *n)
     return 0;
 }
 
+size_t commit_behind_staged(const b2fs_node *n)
+{
+    return n->behind ? n->behind->staged : 0;
+}
+
 int commit_behind_end(b2fs_node *n, int wait)
 {
     b2fs_commit_behind *b = n->behind;

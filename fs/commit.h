@@ -44,6 +44,8 @@ int commit_while_writing(b2fs_node *n);
  * now (one is still running, nothing staged, a chunk below the frame's end still being
  * compressed); or a negative code. */
 int commit_behind_start(b2fs_node *n);
+/* The staged bytes the commit behind is writing (0 when none runs). */
+size_t commit_behind_staged(const b2fs_node *n);
 /* Takes the result of the commit behind, if any: waits for it (wait), or only when it is
  * done. 0, or the code of a commit that failed (logged; what it had to write stays
  * staged for the next commit). */

@@ -155,6 +155,13 @@ static int commit_if_over_bound(b2fs_node *n)
      * faster than at half of dirty_size). Others once half of dirty_size waits. */
     int early = n->defer && n->staged >= limit / 32 && n->staged >= n->fnbytes / 4;
     int r = 0;
+    /* Another such batch staged while the last one is still being written: the writer
+     * waits for that one and starts this one. Else what it wrote meanwhile waits for a
+     * later write, or its close: mount_idle's writer, which stops after 8 MiB, had most
+     * of them left in memory when the thread started 5 ms late. */
+    if (early && n->behind && n->staged - commit_behind_staged(n) >= limit / 32 &&
+        (r = commit_behind_end(n, 1)) < 0)
+        return r;
     if ((early || (total > limit / 2 && n->staged >= limit / 8)) && !n->behind &&
         (r = commit_behind_start(n)) < 0)
         return r;

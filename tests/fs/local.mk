@@ -55,14 +55,16 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_loop.sh
 TESTS += $(FS_MOUNT_TESTS)
 # preloaded into b2fs by mount_locks.sh: an fcntl without OFD locks; by mount_paths.sh and
-# mount_prefetch.sh: a syscall without openat2, or without cachestat (shared objects,
-# built without the sanitizers of the tree)
-check_DATA = tests/fs/nolocks.so tests/fs/nosyscall.so
+# mount_prefetch.sh: a syscall without openat2, or without cachestat; by mount_behind.sh:
+# a thread that starts late (shared objects, built without the sanitizers of the tree)
+check_DATA = tests/fs/nolocks.so tests/fs/nosyscall.so tests/fs/slowthread.so
 tests/fs/nolocks.so: tests/fs/nolocks.c
 	$(AM_V_CC)$(MKDIR_P) tests/fs && $(CC) -shared -fPIC -O2 -Wall -o $@ $(srcdir)/tests/fs/nolocks.c -ldl
 tests/fs/nosyscall.so: tests/fs/nosyscall.c
 	$(AM_V_CC)$(MKDIR_P) tests/fs && $(CC) -shared -fPIC -O2 -Wall -o $@ $(srcdir)/tests/fs/nosyscall.c -ldl
-CLEANFILES += tests/fs/nolocks.so tests/fs/nosyscall.so
-EXTRA_DIST += tests/fs/nolocks.c tests/fs/nosyscall.c
+tests/fs/slowthread.so: tests/fs/slowthread.c
+	$(AM_V_CC)$(MKDIR_P) tests/fs && $(CC) -shared -fPIC -O2 -Wall -o $@ $(srcdir)/tests/fs/slowthread.c -ldl
+CLEANFILES += tests/fs/nolocks.so tests/fs/nosyscall.so tests/fs/slowthread.so
+EXTRA_DIST += tests/fs/nolocks.c tests/fs/nosyscall.c tests/fs/slowthread.c
 EXTRA_DIST += $(FS_MOUNT_TESTS) tests/fs/mount_random.py tests/fs/tree_compare.py \
 	tests/fs/mount_npy.py tests/fs/mount_integrity.py

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Commits behind a writer (fs/commit_behind.c): once a writer has staged half of
+# Commits behind a writer (fs/commit.c): once a writer has staged half of
 # dirty_size, what it staged is committed by a thread of its own while it goes on.
 # With dirty_size=4M and 64 KiB chunks, a writer that has written 12 MiB and pauses with
 # the file open: the backing file is already a valid frame holding a prefix of what was
@@ -62,4 +62,37 @@ check "  ... and reads back identical" cmp "$WORK/rand" "$MNT/rand"
 unmount_b2fs
 check "backing files are valid frames" sh -c "'$B2FRAME' verify '$BACK/rand.b2frame' && '$B2FRAME' verify '$frame'"
 check "no errors in the log" sh -c "! grep -i 'error\|failed' '$WORK/b2fs.log'"
+
+# A new file stored as written (compress_idle), its commit thread late to start
+# (tests/fs/slowthread.so: each b2fs-commit thread sleeps 100 ms first, as on a busy
+# machine): once a second batch of 2 MiB is staged the writer waits for the first, so a
+# writer that stops after 8 MiB with the file open has them all in BACKING, not the first
+# batch alone.
+SHIM="$top_builddir/tests/fs/slowthread.so"
+if [ -f "$SHIM" ]; then
+    LD_PRELOAD=$SHIM SLOWTHREAD_NAME=b2fs-commit SLOWTHREAD_MS=100 SLOWTHREAD_MARK="$WORK/slowed" \
+        mount_b2fs -o compress_idle=600 || { fail "mount with late commit threads"; finish; exit 1; }
+    /usr/bin/python3 - "$WORK/rand" "$MNT/late8" <<'PY' &
+import sys, time
+data = open(sys.argv[1], "rb").read(8 << 20)
+with open(sys.argv[2], "wb") as f:
+    f.write(data)
+    f.flush()
+    time.sleep(6)
+PY
+    writer=$!
+    for i in $(seq 1 40); do
+        [ "$(stat -c %s "$BACK/late8.b2frame" 2>/dev/null || echo 0)" -ge $((7 << 20)) ] && break
+        sleep 0.1
+    done
+    check "commit threads 100 ms late: 8 MiB written and held open are in BACKING (at least 7 MiB)" \
+        sh -c "[ \$(stat -c %s '$BACK/late8.b2frame') -ge $((7 << 20)) ] && kill -0 $writer"
+    check "  ... the preload made them late" [ -e "$WORK/slowed" ]
+    check "  ... the writer finishes" wait $writer
+    check "  ... and the file reads back" cmp <(head -c 8M "$WORK/rand") "$MNT/late8"
+    unmount_b2fs
+    check "  ... in a valid frame" "$B2FRAME" verify "$BACK/late8.b2frame"
+else
+    fail "tests/fs/slowthread.so is not built: a late commit thread not tested"
+fi
 finish
