@@ -72,21 +72,10 @@ SHIM="$top_builddir/tests/fs/slowthread.so"
 if [ -f "$SHIM" ]; then
     LD_PRELOAD=$SHIM SLOWTHREAD_NAME=b2fs-commit SLOWTHREAD_MS=100 SLOWTHREAD_MARK="$WORK/slowed" \
         mount_b2fs -o compress_idle=600 || { fail "mount with late commit threads"; finish; exit 1; }
-    /usr/bin/python3 - "$WORK/rand" "$MNT/late8" <<'PY' &
-import sys, time
-data = open(sys.argv[1], "rb").read(8 << 20)
-with open(sys.argv[2], "wb") as f:
-    f.write(data)
-    f.flush()
-    time.sleep(6)
-PY
+    write_held "$WORK/rand" "$MNT/late8" 8 6
     writer=$!
-    for i in $(seq 1 40); do
-        [ "$(stat -c %s "$BACK/late8.b2frame" 2>/dev/null || echo 0)" -ge $((7 << 20)) ] && break
-        sleep 0.1
-    done
     check "commit threads 100 ms late: 8 MiB written and held open are in BACKING (at least 7 MiB)" \
-        sh -c "[ \$(stat -c %s '$BACK/late8.b2frame') -ge $((7 << 20)) ] && kill -0 $writer"
+        reached_held "$BACK/late8.b2frame" $((7 << 20)) 40 $writer
     check "  ... the preload made them late" [ -e "$WORK/slowed" ]
     check "  ... the writer finishes" wait $writer
     check "  ... and the file reads back" cmp <(head -c 8M "$WORK/rand") "$MNT/late8"

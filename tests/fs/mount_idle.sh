@@ -42,22 +42,11 @@ check "... and read back" cmp "$WORK/s4" "$MNT/s4"
 check "... in a valid frame" frame_ok "$BACK/s4.b2frame"
 # a writer that keeps its new file open: the stored chunks reach BACKING behind it once
 # 2 MiB and a quarter of the file wait (not at half of dirty_size, 32 MiB)
-$PY - "$MNT/open8" "$WORK/s48" <<'PY' &
-import sys, time
-data = open(sys.argv[2], 'rb').read(8 << 20)
-with open(sys.argv[1], 'wb') as f:
-    f.write(data)
-    f.flush()
-    time.sleep(10)
-PY
+write_held "$WORK/s48" "$MNT/open8" 8 10
 writer=$!
 # (up to 8 s: make check runs two tests at once on 2 processors)
-for i in $(seq 1 80); do
-    [ "$(size "$BACK/open8.b2frame" 2>/dev/null || echo 0)" -ge $((4 << 20)) ] && break
-    sleep 0.1
-done
 check "8 MiB written, the file still open: most of it is in BACKING already" \
-    sh -c "[ \$(stat -c %s '$BACK/open8.b2frame') -ge $((4 << 20)) ] && kill -0 $writer"
+    reached_held "$BACK/open8.b2frame" $((4 << 20)) 80 $writer
 wait $writer
 check "... and it reads back" cmp <(head -c $((8 << 20)) "$WORK/s48") "$MNT/open8"
 check "a new file of one chunk that compresses is stored when closed, for the idle thread" \

@@ -163,6 +163,29 @@ frame_sealed() {
     fi
 }
 
+# write_held SRC DST MIB SECS: in the background ($! is its pid), a program writes the
+# first MIB MiB of SRC into the new file DST in one write and keeps it open SECS seconds
+write_held() {
+    /usr/bin/python3 - "$@" <<'PY' &
+import sys, time
+data = open(sys.argv[1], "rb").read(int(sys.argv[3]) << 20)
+with open(sys.argv[2], "wb") as f:
+    f.write(data)
+    f.flush()
+    time.sleep(float(sys.argv[4]))
+PY
+}
+
+# reached_held FILE BYTES TENTHS PID: FILE (in BACKING) holds BYTES within TENTHS tenths of
+# a second, and the writer PID (which holds it open) is still there
+reached_held() {
+    for _ in $(seq 1 "$3"); do
+        [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ] && break
+        sleep 0.1
+    done
+    [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ] && kill -0 "$4"
+}
+
 # for check: not CMD... passes when CMD fails; refused RC OUTPUT PATTERN passes when the
 # command failed and its output matches PATTERN
 not() { ! "$@"; }
