@@ -143,7 +143,10 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 
 /* What a call on ino works on: its path, and the caller's open handle if any. A file
  * with no name left (unlinked or replaced while open) is reached through an open
- * handle: the caller's, or one borrowed from the inode. */
+ * handle: the caller's, or one borrowed from the inode. With open_first, an open
+ * file's borrowed handle is taken before its name: the kernel sends fchmod, fchown,
+ * futimens and fstat of an open file without its handle (tar x: three SETATTRs and a
+ * GETATTR a file), and the handle spares the search of its directory for its name. */
 typedef struct call_target {
     char *path;
     struct fuse_file_info *fi;
@@ -151,20 +154,29 @@ typedef struct call_target {
     int has_borrowed;
 } call_target;
 
-static int target_get(fuse_ino_t ino, struct fuse_file_info *fi, call_target *t)
+static int borrow(fuse_ino_t ino, call_target *t)
 {
-    memset(t, 0, sizeof *t);
-    t->fi = fi;
-    int r = inode_path(ino, NULL, &t->path);
-    if (r == 0 || fi)
-        return 0;
     uint64_t fh;
     if (inode_open_borrow(ino, ops_handle_hold, &fh) != 0)
-        return r;
+        return -ENOENT;
     t->borrowed.fh = fh;
     t->fi = &t->borrowed;
     t->has_borrowed = 1;
     return 0;
+}
+
+static int target_get(fuse_ino_t ino, struct fuse_file_info *fi, call_target *t, int open_first)
+{
+    memset(t, 0, sizeof *t);
+    t->fi = fi;
+    if (!fi && open_first && borrow(ino, t) == 0) {
+        inode_path(ino, NULL, &t->path);   /* (none when it has no name left) */
+        return 0;
+    }
+    int r = inode_path(ino, NULL, &t->path);
+    if (r == 0 || fi)
+        return 0;
+    return borrow(ino, t) == 0 ? 0 : r;
 }
 
 static void target_put(call_target *t)
@@ -178,7 +190,7 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
     call_target t;
     struct stat st;
-    int r = target_get(ino, fi, &t);
+    int r = target_get(ino, fi, &t, 1);
     if (!r)
         r = ops_getattr(t.path, &st, t.fi);
     target_put(&t);
@@ -192,7 +204,9 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
                        struct fuse_file_info *fi)
 {
     call_target t;
-    int r = target_get(ino, fi, &t);
+    /* (a size is set through the handle only when it is the caller's: a borrowed one may
+     * be read only) */
+    int r = target_get(ino, fi, &t, !(to_set & FUSE_SET_ATTR_SIZE));
     const char *path = t.path;
     fi = t.fi;
     if (!r && (to_set & FUSE_SET_ATTR_MODE))
@@ -418,7 +432,7 @@ static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
                          struct fuse_file_info *fi)
 {
     call_target t;
-    int r = target_get(ino, fi, &t);
+    int r = target_get(ino, fi, &t, 0);
     if (!r)
         r = ops_fallocate(t.path, mode, off, len, t.fi);
     target_put(&t);
