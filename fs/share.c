@@ -176,7 +176,9 @@ void share_check(b2fs_node *n)
         return;
     __atomic_store_n(&n->checked, now, __ATOMIC_RELAXED);
     pthread_rwlock_wrlock(&n->lock);
-    if (n->frame && n->kind == B2FS_FRAME && !node_has_changes(n))
+    /* (not a node whose file became a plain one: a stat through its handle may come
+     * before the handle knows) */
+    if (n->frame && n->kind == B2FS_FRAME && !n->plain && !node_has_changes(n))
         share_rebase_if_changed(n, 0);
     pthread_rwlock_unlock(&n->lock);
 }
