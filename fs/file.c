@@ -159,7 +159,8 @@ static int commit_if_over_bound(b2fs_node *n)
      * waits for that one and starts this one. Else what it wrote meanwhile waits for a
      * later write, or its close: mount_idle's writer, which stops after 8 MiB, had most
      * of them left in memory when the thread started 5 ms late. */
-    if (early && n->behind && n->staged - commit_behind_staged(n) >= limit / 32 &&
+    size_t in_flight = commit_behind_staged(n);
+    if (early && n->behind && n->staged >= in_flight + limit / 32 &&
         (r = commit_behind_end(n, 1)) < 0)
         return r;
     if ((early || (total > limit / 2 && n->staged >= limit / 8)) && !n->behind &&
