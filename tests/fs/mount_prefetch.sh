@@ -243,7 +243,9 @@ if command -v mksquashfs >/dev/null; then
     check "(b2fs mounted over it)" grep -q " $WORK/outer fuse.b2fs " /proc/mounts
     check "(none of its files in the page cache)" [ "$(pages count "$WORK/sq" $(names s 0 59))" = 0 ]
     outer_walk
-    if has_cachestat "$WORK/sq/s00"; then
+    sq_cachestat=0
+    has_cachestat "$WORK/sq/s00" && sq_cachestat=1
+    if [ $sq_cachestat = 1 ]; then
         check "BACKING on squashfs (no RWF_NOWAIT), asked with cachestat: the next files are read ahead (s03 to s18)" \
             cached_soon "$WORK/sq" 14 $(names s 3 18)
     else
@@ -253,7 +255,7 @@ if command -v mksquashfs >/dev/null; then
     fi
     check "... the files read back" cmp <(cat "$WORK"/sqsrc/*) <(cat "$WORK"/outer/*)
     outer_unmount
-    if [ -f "$SHIM" ] && has_cachestat "$WORK/sq/s00"; then
+    if [ -f "$SHIM" ] && [ $sq_cachestat = 1 ]; then
         # the same on this kernel with cachestat refused: squashfs does not answer the
         # RWF_NOWAIT probe, its files count as cached, and nothing is read ahead
         umount "$WORK/sq" && mount -o loop,ro "$WORK/sq.img" "$WORK/sq"
