@@ -94,7 +94,9 @@ mount_b2fs() {
     B2FS_PID=$!
     local i
     for i in $(seq 1 100); do
-        if grep -q " $MNT fuse.b2fs " /proc/mounts; then return 0; fi
+        # shown in /proc/mounts before the daemon has finished starting; a stat of the
+        # root is answered once it serves requests
+        if grep -q " $MNT fuse.b2fs " /proc/mounts; then stat "$MNT" >/dev/null && return 0; fi
         kill -0 "$B2FS_PID" 2>/dev/null || break
         sleep 0.05
     done
