@@ -181,8 +181,12 @@ int commit_compressed(b2fs_node *n)
         int done = 0;
         if (share_rebase_if_changed(n, 1) == 0 && n->ino == ino && !n->changed) {
             done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, err, sizeof err);
-            if (done == 0)   /* did not fit: a new file, as commit_rewrite makes */
-                replace_file(n, b2f_compact_into, "compression");
+            /* did not fit: a new file, as commit_rewrite makes (one with hard links was
+             * compressed only if it would fit: commit_lease_linked) */
+            if (done == 0 && replace_file(n, b2f_compact_into, "compression") == -EMLINK)
+                b2fs_log(LOG_WARNING, "%s: compressed, but its compacted frame did not fit in "
+                         "its own file, and its hard links keep it from a new one: its stored "
+                         "chunks stay as dead space", n->path);
         }
         if (done < 0) {
             b2fs_log(LOG_WARNING, "%s: compaction in place failed: %s%s%s", n->path,
@@ -196,6 +200,15 @@ int commit_compressed(b2fs_node *n)
     if (n->fd == leased && n->ino == ino)
         backing_lease(n->fd, 0);
     return r;
+}
+
+int commit_lease_linked(b2fs_node *n)
+{
+    b2f_stat st;
+    if (!n->frame || !node_fresh_unsynced(n))
+        return 0;
+    b2f_stat_get(n->frame, &st);
+    return st.cbytes <= IN_PLACE_MAX && backing_lease(n->fd, 1) == 0;
 }
 
 int commit_while_writing(b2fs_node *n)

@@ -37,6 +37,13 @@ int commit_rewrite(b2fs_node *n);
  * in front of them (b2f_compact_in_place), as durable as the commit at its close was.
  * Otherwise commit_rewrite. */
 int commit_compressed(b2fs_node *n);
+/* For a file with hard links, which no new file may replace (that would split its
+ * names): whether commit_compressed would compact it in its own file (its compacted
+ * frame fits in front of its compressed chunks when every chunk is compressed and saves
+ * enough: the caller's part, write_compress_stored's all_saving). Takes the lease for it
+ * (1), which commit_compressed lets go; a caller that does not get that far lets it go
+ * with backing_lease. 0: it stays as written. */
+int commit_lease_linked(b2fs_node *n);
 /* commit_node for a writer that goes on (the memory the commit frees is kept for the
  * chunks it writes next). */
 int commit_while_writing(b2fs_node *n);

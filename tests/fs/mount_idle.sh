@@ -20,6 +20,15 @@ mtime() { stat -c %Y "$1"; }
 dead() { "$B2FRAME" info "$1" | sed -n 's/^dead_bytes: //p'; }
 size() { stat -c %s "$1"; }
 frames_ok() { for f; do frame_ok "$f" || return 1; done; }
+# waits up to $1 tenths of a second until no chunk of the files named after it is stored
+wait_compressed() {
+    local tenths=$1 i
+    shift
+    for i in $(seq 1 "$tenths"); do
+        grep -q stored <(for f; do get chunkfilters "$f"; done) || return 0
+        sleep 0.1
+    done
+}
 # a float32 series (compressible) of $2 MiB
 $PY -c "
 import struct, sys
@@ -89,19 +98,54 @@ cat /usr/include/stdio.h >>"$MNT/text"
 check "an append to a compressed file is compressed as written" not grep -q stored <(get chunkfilters "$MNT/text")
 check "... and reads back" cmp <(cat /usr/include/stdlib.h /usr/include/stdio.h) "$MNT/text"
 
-# 3. Hard links: nothing can be renamed over a linked file, and compressed in place it
-# would keep its stored chunks as dead space: it stays as written
+# 3. Hard links: no new file may replace a linked file (that would split its names). One
+# written lately and never fsynced is compacted in its own file once compressed, when
+# every chunk saves enough for the compacted frame to fit where the stored one was;
+# otherwise it stays as written (compressed after its stored chunks, it would keep them as
+# dead space and grow)
 cp "$WORK/s4" "$MNT/linked"
 ln "$MNT/linked" "$MNT/link2"
 touch -d "2021-05-06 07:08:09" "$MNT/linked"
 t_linked=$(mtime "$MNT/linked")
+ino_linked=$(stat -c %i "$BACK/linked.b2frame")
+# a chunk of random bytes, then one of the series
+{ head -c 1048576 /dev/urandom; head -c 1048576 "$WORK/s4"; } >"$WORK/mixed"
+cp "$WORK/mixed" "$MNT/mixed"
+ln "$MNT/mixed" "$MNT/mixed2"
+size_mixed=$(size "$BACK/mixed.b2frame")
+# fsynced: its stored chunks may be on the disk, where only a new file may replace them
+dd if="$WORK/s4" of="$MNT/synced" bs=1M conv=fsync status=none
+ln "$MNT/synced" "$MNT/synced2"
 unmount_b2fs
-check "a hard-linked file stays as written" [ "$(size "$BACK/linked.b2frame")" -gt "$(size "$WORK/s4")" ]
-check "... still one file under two names" [ "$(stat -c %i "$BACK/linked.b2frame")" = "$(stat -c %i "$BACK/link2.b2frame")" ]
+check "a hard-linked file written lately is compressed" \
+    [ "$(size "$BACK/linked.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... in its own file, one file under both names" \
+    [ "$(stat -c %i "$BACK/linked.b2frame") $(stat -c %i "$BACK/link2.b2frame")" = "$ino_linked $ino_linked" ]
+check "... with no dead space left" [ "$(dead "$BACK/linked.b2frame")" = 0 ]
 check "... in a valid frame" frame_ok "$BACK/linked.b2frame"
+check "one with a chunk that does not compress stays as written" \
+    [ "$(size "$BACK/mixed.b2frame")" = "$size_mixed" ]
+check "... one file under both names" [ "$(stat -c %i "$BACK/mixed.b2frame")" = "$(stat -c %i "$BACK/mixed2.b2frame")" ]
+check "... in a valid frame" frame_ok "$BACK/mixed.b2frame"
+check "so does one fsynced" [ "$(size "$BACK/synced.b2frame")" -gt "$(size "$WORK/s4")" ]
+check "... in a valid frame" frame_ok "$BACK/synced.b2frame"
 mount_b2fs -o compress_idle=1 || { fail "remount"; finish; exit 1; }
 check "... its time kept" [ "$(mtime "$MNT/link2")" = "$t_linked" ]
-check "... and both names read back" sh -c 'cmp "$1" "$2/linked" && cmp "$1" "$2/link2"' sh "$WORK/s4" "$MNT"
+check "... and every name reads back" sh -c 'cmp "$1" "$2/linked" && cmp "$1" "$2/link2" &&
+    cmp "$3" "$2/mixed" && cmp "$3" "$2/mixed2" && cmp "$1" "$2/synced" && cmp "$1" "$2/synced2"' \
+    sh "$WORK/s4" "$MNT" "$WORK/mixed"
+# the same while mounted, where the idle thread looks at one chunk after another
+cp "$WORK/mixed" "$MNT/mixed3"
+ln "$MNT/mixed3" "$MNT/mixed4"
+size_mixed=$(size "$BACK/mixed3.b2frame")
+cp "$WORK/s4" "$MNT/linked3"
+ln "$MNT/linked3" "$MNT/link4"
+wait_compressed 100 "$MNT/linked3"
+check "a hard-linked file idle while mounted is compressed" \
+    [ "$(size "$BACK/linked3.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... one with a chunk that does not compress, idle before it, is not" \
+    [ "$(size "$BACK/mixed3.b2frame")" = "$size_mixed" ]
+check "... both read back" sh -c 'cmp "$1" "$2/link4" && cmp "$3" "$2/mixed4"' sh "$WORK/s4" "$MNT" "$WORK/mixed"
 
 # 4. Compressed while mounted once idle (1 s here), with a reader going all along
 cp "$WORK/s48" "$MNT/s48"
@@ -126,10 +170,7 @@ ino_small=$(stat -c %i "$BACK/small.b2frame")
 ino_held=$(stat -c %i "$BACK/held.b2frame")
 size_held=$(size "$BACK/held.b2frame")
 exec 9<"$BACK/held.b2frame"
-for i in $(seq 1 50); do
-    grep -q stored <(get chunkfilters "$MNT/small"; get chunkfilters "$MNT/held") || break
-    sleep 0.1
-done
+wait_compressed 50 "$MNT/small" "$MNT/held"
 check "a small file idle for compress_idle seconds is compressed while mounted" \
     [ "$(size "$BACK/small.b2frame")" -lt $(($(size /usr/include/stdlib.h) / 2)) ]
 check "... in its own file" [ "$(stat -c %i "$BACK/small.b2frame")" = "$ino_small" ]
@@ -151,10 +192,7 @@ d = b''.join(open(f, 'rb').read() for f in sys.argv[1:])
 sys.stdout.buffer.write((d * (2 + (1 << 20) // len(d)))[:1 << 20])
 " "$top_srcdir"/fs/*.c >"$WORK/whole"
 cp "$WORK/whole" "$MNT/whole"
-for i in $(seq 1 50); do
-    grep -q stored <(get chunkfilters "$MNT/whole") || break
-    sleep 0.1
-done
+wait_compressed 50 "$MNT/whole"
 check "a file of one whole chunk is compressed while mounted" \
     [ "$(size "$BACK/whole.b2frame")" -lt $((1 << 19)) ]
 check "... with no dead space" [ "$(dead "$BACK/whole.b2frame")" = 0 ]
