@@ -207,8 +207,8 @@ int b2f_commit_is_atomic(b2_frame *f)
  * (relative to the header start; specials keep their index entry), then writes the tail
  * t laid out for them and the header last, cutting the file at the tail's end. Every
  * byte written before the header lies where the frame in fd (if any) keeps nothing. */
-static int write_compacted(b2_frame *f, int fd, const int64_t *offs, b2f_tail *t, int *written,
-                           char *err, size_t errlen)
+static int write_compacted(b2_frame *f, int fd, const int64_t *offs, b2f_tail *t, int durable,
+                           int *written, char *err, size_t errlen)
 {
     *written = 0;
     int64_t total = 0;
@@ -237,21 +237,23 @@ static int write_compacted(b2_frame *f, int fd, const int64_t *offs, b2f_tail *t
     if (rc == 0)
         rc = b2f_tail_write(&f->io, fd, t);
     if (rc == 0)
-        rc = b2f_write_header(&f->io, fd, t->img, (size_t)t->h.header_len, t->end, 0, written,
-                              err, errlen);
+        rc = b2f_write_header(&f->io, fd, t->img, (size_t)t->h.header_len, t->end, durable,
+                              written, err, errlen);
     if (rc < 0 && err && errlen && !err[0])
         b2f_fail(err, errlen, rc, "cannot write the compacted frame: %s", b2f_strerror(rc));
     return rc;
 }
 
 /* Lays out the compacted frame: each chunk with data right after the one before it,
- * from the end of the header, into offs (nchunks entries, malloc'ed), and its tail. */
-static int plan_compacted(b2_frame *f, int64_t **offs, b2f_tail *t, char *err, size_t errlen)
+ * from file offset start on (the end of the header, or of the frame for a move), into offs
+ * (nchunks entries, malloc'ed), and its tail. */
+static int plan_compacted(b2_frame *f, uint64_t start, int64_t **offs, b2f_tail *t, char *err,
+                          size_t errlen)
 {
     *offs = malloc((size_t)(f->nchunks + 1) * sizeof **offs);
     if (!*offs)
         return b2f_fail(err, errlen, B2E_NOMEM, "cannot lay out the compacted frame");
-    uint64_t pos = (uint64_t)f->h.header_len;
+    uint64_t pos = start;
     for (int64_t i = 0; i < f->nchunks; i++) {
         const b2f_chunk *c = &f->chunks[i];
         (*offs)[i] = c->off;
@@ -276,17 +278,48 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
         return b2f_fail(err, errlen, B2F_ERDONLY, "only contiguous frames can be compacted");
     int64_t *offs;
     b2f_tail t;
-    int rc = plan_compacted(f, &offs, &t, err, errlen);
+    int rc = plan_compacted(f, (uint64_t)f->h.header_len, &offs, &t, err, errlen);
     if (rc < 0)
         return rc;
     int written;
-    rc = write_compacted(f, out_fd, offs, &t, &written, err, errlen);
+    rc = write_compacted(f, out_fd, offs, &t, 0, &written, err, errlen);
     b2f_tail_free(&t);
     free(offs);
     return rc;
 }
 
-int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, char *err, size_t errlen)
+/* Writes the frame compacted into its own file from offset start on, if it ends by limit
+ * and its chunks, index and trailer take at most max_bytes; then reads it again. 1 when
+ * done, 0 when it does not fit (nothing written), or an error. */
+static int rewrite_own_file(b2_frame *f, uint64_t start, uint64_t limit, int64_t max_bytes,
+                            int durable, char *err, size_t errlen)
+{
+    int64_t *offs;
+    b2f_tail t;
+    int rc = plan_compacted(f, start, &offs, &t, err, errlen);
+    if (rc < 0)
+        return rc;
+    int fits = t.h.header_len == f->h.header_len && t.end <= limit &&
+               t.end - start <= (uint64_t)max_bytes;
+    int written = 0;
+    if (fits)
+        rc = write_compacted(f, f->fd, offs, &t, durable, &written, err, errlen);
+    b2f_tail_free(&t);
+    free(offs);
+    if (!written)
+        return rc;
+    /* the rewritten frame is the file's, even when cutting the file after it failed */
+    char rerr[200] = "";
+    int rr = b2f_refresh(f, rerr, sizeof rerr);
+    if (rr < 0 && rc == 0) {
+        rc = rr;
+        if (err && errlen)
+            snprintf(err, errlen, "%s", rerr);
+    }
+    return rc < 0 ? rc : 1;
+}
+
+int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, int durable, char *err, size_t errlen)
 {
     if (f->kind != B2F_KIND_FRAME || !f->writable || f->dirty || f->meta_dirty ||
         f->vlmeta_dirty)
@@ -300,29 +333,17 @@ int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, char *err, size_t errle
         if (c->off >= 0 && f->h.header_len + c->off < live)
             live = f->h.header_len + c->off;
     }
-    int64_t *offs;
-    b2f_tail t;
-    int rc = plan_compacted(f, &offs, &t, err, errlen);
-    if (rc < 0)
-        return rc;
-    int fits = t.h.header_len == f->h.header_len && t.end <= (uint64_t)live &&
-               t.end - (uint64_t)f->h.header_len <= (uint64_t)max_bytes;
-    int written = 0;
-    if (fits)
-        rc = write_compacted(f, f->fd, offs, &t, &written, err, errlen);
-    b2f_tail_free(&t);
-    free(offs);
-    if (!written)
-        return rc;
-    /* the compacted frame is the file's, even when cutting the file after it failed */
-    char rerr[200] = "";
-    int rr = b2f_refresh(f, rerr, sizeof rerr);
-    if (rr < 0 && rc == 0) {
-        rc = rr;
-        if (err && errlen)
-            snprintf(err, errlen, "%s", rerr);
-    }
-    return rc < 0 ? rc : 1;
+    return rewrite_own_file(f, (uint64_t)f->h.header_len, (uint64_t)live, max_bytes, durable,
+                            err, errlen);
+}
+
+int b2f_move_past_end(b2_frame *f, int64_t max_bytes, int durable, char *err, size_t errlen)
+{
+    if (f->kind != B2F_KIND_FRAME || !f->writable || f->dirty || f->meta_dirty ||
+        f->vlmeta_dirty)
+        return 0;
+    return rewrite_own_file(f, (uint64_t)f->h.frame_len, UINT64_MAX, max_bytes, durable, err,
+                            errlen);
 }
 
 void b2f_set_progress(b2_frame *f, b2f_progress_fn fn, void *ctx)

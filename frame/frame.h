@@ -312,11 +312,21 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
  * reads the frame again. Until the header is written the file holds the frame as it was;
  * after it, the compacted one. Whoever else may read the file (another process, another
  * mount) must be kept out by the caller: the dead bytes overwritten may be what a reader
- * of an older state still uses. Not durable (no fdatasync). Needs no staged changes.
+ * of an older state still uses. With durable, fdatasync before the header is written
+ * (the compacted chunks, index and trailer are on disk) and after it, as b2f_commit does:
+ * a crash of the machine leaves the one frame or the other too. Needs no staged changes.
  * 1 when done, 0 when it does not fit (nothing written), or an error: then the file
  * holds the old frame or the compacted one, and the frame shows what it holds (unless
  * reading it again failed too). */
-int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, char *err, size_t errlen);
+int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, int durable, char *err,
+                         size_t errlen);
+/* For a frame whose compacted copy does not fit in front of its first live byte (a chunk
+ * not rewritten since), and that no new file may replace (hard links): writes its live
+ * chunks, packed, after the frame's end, then its index, trailer and header, as a commit
+ * does, so that everything in front is dead space and b2f_compact_in_place fits. The
+ * same conditions, bound, durability and results as b2f_compact_in_place; until the
+ * header is written the file holds the frame as it was. */
+int b2f_move_past_end(b2_frame *f, int64_t max_bytes, int durable, char *err, size_t errlen);
 /* A function b2f_compact_into calls after each chunk it copies, with the compressed bytes
  * copied so far and in all (fn NULL: none). For a tool's progress display. */
 typedef void (*b2f_progress_fn)(void *ctx, int64_t done, int64_t total);

@@ -324,3 +324,8 @@ int backing_lease(int fd, int on)
 {
     return fcntl(fd, F_SETLEASE, on ? F_WRLCK : F_UNLCK) < 0 ? -errno : 0;
 }
+
+int backing_lease_held(int fd)
+{
+    return fcntl(fd, F_GETLEASE) == F_WRLCK;
+}

@@ -110,5 +110,7 @@ void backing_sync_dir(int dirfd);
  * took it for. 0, or -errno (-EAGAIN: the file is open elsewhere; -EINVAL: no leases on
  * that file system). */
 int backing_lease(int fd, int on);
+/* Whether fd holds that lease now. */
+int backing_lease_held(int fd);
 
 #endif

@@ -18,6 +18,34 @@
 /* committed bytes that make a commit trim the heap */
 #define TRIM_AFTER_COMMIT ((size_t)8 << 20)
 
+/* What a compaction in place may write while others wait to open the file. */
+#define IN_PLACE_MAX ((int64_t)16 << 20)
+
+/* Whether n's file has other names, which a new file renamed over one would split. */
+static int has_links(const b2fs_node *n)
+{
+    struct stat st;
+    return fstat(n->fd, &st) == 0 && st.st_nlink > 1;
+}
+
+/* Dead space worth moving a linked file's chunks for. */
+#define MOVE_FOR_DEAD 4096
+
+/* Compacts a file with hard links in its own file, its live chunks moved past its end
+ * first when the compacted frame does not fit in front of them (the caller holds the
+ * lease and the commit lock). 1 when done, 0 when it is too big or has little dead
+ * space, or an error. */
+static int compact_linked(b2fs_node *n, int durable, char *err, size_t errlen)
+{
+    int r = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err, errlen);
+    if (r == 0 && b2f_dead_bytes(n->frame) >= MOVE_FOR_DEAD &&
+        (r = b2f_move_past_end(n->frame, IN_PLACE_MAX, durable, err, errlen)) == 1 &&
+        (r = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err, errlen)) == 0)
+        b2fs_log(LOG_WARNING, "%s: its chunks moved past its end, its compacted frame did not "
+                 "fit in front of them", n->path);
+    return r;
+}
+
 /* Whether more than half of the frame file is space no chunk uses (at least 1 MiB). */
 static int compaction_due(b2fs_node *n)
 {
@@ -27,12 +55,29 @@ static int compaction_due(b2fs_node *n)
     return dead >= (1 << 20) && dead * 2 >= fs.file_len;
 }
 
-/* Compaction when it is due (commit lock held). */
+/* Compaction when it is due (commit lock held): into a new file, or, for a file with hard
+ * links, which a new file would split, in its own file, durably (its old bytes may be on
+ * the disk), when nothing else has it open (the lease: commit_compressed's, or taken
+ * here). */
 static void maybe_compact(b2fs_node *n)
 {
     n->compact_check = 0;
-    if (compaction_due(n))
-        replace_file(n, b2f_compact_into, "compaction");
+    if (!compaction_due(n) || replace_file(n, b2f_compact_into, "compaction") != -EMLINK)
+        return;
+    int held = backing_lease_held(n->fd);
+    if (!held && backing_lease(n->fd, 1) < 0)
+        return;
+    char err[200] = "";
+    int done = compact_linked(n, 1, err, sizeof err);
+    if (done < 0) {
+        b2fs_log(LOG_WARNING, "%s: compaction in its own file failed: %s%s%s", n->path,
+                 b2f_strerror(done), err[0] ? ": " : "", err);
+        n->bsize = -1;   /* it may hold the compacted frame: read again at the next look */
+    } else if (done) {
+        node_stamp(n);
+    }
+    if (!held)
+        backing_lease(n->fd, 0);
 }
 
 /* Bytes committed since the heap was last trimmed. */
@@ -159,19 +204,23 @@ int commit_rewrite(b2fs_node *n)
     return commit_trimmed(n, 1, 1);
 }
 
-/* What a compaction in place may write while others wait to open the file. */
-#define IN_PLACE_MAX ((int64_t)16 << 20)
 int commit_compressed(b2fs_node *n)
 {
     b2f_stat st;
-    if (!n->frame || !node_fresh_unsynced(n))
+    if (!n->frame)
+        return commit_rewrite(n);
+    /* one that may be on the disk already (fsynced, or written before the last 20 s) is
+     * made compact durably: into a new file, or, one with hard links, in its own file
+     * with a sync on each side of its header write */
+    int durable = !node_fresh_unsynced(n);
+    if (durable && !has_links(n))
         return commit_rewrite(n);
     b2f_stat_get(n->frame, &st);
     if (st.cbytes > IN_PLACE_MAX || backing_lease(n->fd, 1) < 0)
         return commit_rewrite(n);
     int leased = n->fd;
     ino_t ino = n->ino;
-    int r = commit_node(n, 0);
+    int r = commit_node(n, durable);
     /* Compacted in its own file after that commit, as an optimisation: what fails here
      * is logged and leaves a whole frame of the same contents. The commit may have
      * compacted it into a new file already (more than half of it dead, at least 1 MiB),
@@ -180,13 +229,11 @@ int commit_compressed(b2fs_node *n)
         char err[200] = "";
         int done = 0;
         if (share_rebase_if_changed(n, 1) == 0 && n->ino == ino && !n->changed) {
-            done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, err, sizeof err);
-            /* did not fit: a new file, as commit_rewrite makes (one with hard links was
-             * compressed only if it would fit: commit_lease_linked) */
-            if (done == 0 && replace_file(n, b2f_compact_into, "compression") == -EMLINK)
-                b2fs_log(LOG_WARNING, "%s: compressed, but its compacted frame did not fit in "
-                         "its own file, and its hard links keep it from a new one: its stored "
-                         "chunks stay as dead space", n->path);
+            if (has_links(n))
+                done = compact_linked(n, durable, err, sizeof err);
+            else if ((done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err,
+                                                  sizeof err)) == 0)
+                replace_file(n, b2f_compact_into, "compression");   /* did not fit */
         }
         if (done < 0) {
             b2fs_log(LOG_WARNING, "%s: compaction in place failed: %s%s%s", n->path,
@@ -205,7 +252,7 @@ int commit_compressed(b2fs_node *n)
 int commit_lease_linked(b2fs_node *n)
 {
     b2f_stat st;
-    if (!n->frame || !node_fresh_unsynced(n))
+    if (!n->frame)
         return 0;
     b2f_stat_get(n->frame, &st);
     return st.cbytes <= IN_PLACE_MAX && backing_lease(n->fd, 1) == 0;

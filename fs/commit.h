@@ -1,9 +1,9 @@
 /* fs/commit: committing a node's staged changes to its backing file, in place (new data
  * after the old, then index, trailer and header: frame/'s crash-safe commit), either
  * while the caller waits or on a thread of its own behind a writer that goes on;
- * compaction when most of a file is dead space; a file compressed when idle compacted in
- * its own file under a write lease, or into a new one; and retiring nodes that leave the
- * table.
+ * compaction when most of a file is dead space; a file compressed when idle, and one
+ * with hard links, compacted in its own file under a write lease, or into a new one; and
+ * retiring nodes that leave the table.
  *
  * Every commit takes the commit lock (fs/backing) and merges other mounts' commits first
  * (fs/share); a commit behind the writer holds the lock until its thread has written the
@@ -35,14 +35,16 @@ int commit_rewrite(b2fs_node *n);
  * (what others may wait for) and nothing else has it open (backing_lease): the
  * chunks are committed in place, then the compacted frame is written over the dead space
  * in front of them (b2f_compact_in_place), as durable as the commit at its close was.
- * Otherwise commit_rewrite. */
+ * A file with hard links (which a new file would split) is compacted in its own file
+ * however old (durably, with fdatasync, when it was fsynced or written earlier), its live
+ * chunks moved past its end first when the compacted frame does not fit in front of them
+ * (b2f_move_past_end). Otherwise commit_rewrite. */
 int commit_compressed(b2fs_node *n);
 /* For a file with hard links, which no new file may replace (that would split its
- * names): whether commit_compressed would compact it in its own file (its compacted
- * frame fits in front of its compressed chunks when every chunk is compressed and saves
- * enough: the caller's part, write_compress_stored's all_saving). Takes the lease for it
- * (1), which commit_compressed lets go; a caller that does not get that far lets it go
- * with backing_lease. 0: it stays as written. */
+ * names): whether commit_compressed would compact it in its own file (at most 16 MiB,
+ * nothing else has it open). Takes the lease for it (1), which
+ * commit_compressed lets go; a caller that does not get that far lets it go with
+ * backing_lease. 0: it stays as written. */
 int commit_lease_linked(b2fs_node *n);
 /* commit_node for a writer that goes on (the memory the commit frees is kept for the
  * chunks it writes next). */

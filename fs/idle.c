@@ -32,10 +32,6 @@
 /* A file whose lock was held when it was due (a closer, a reader) is looked at again
  * after this many milliseconds. */
 #define RETRY_MS 20
-/* What each chunk of a file with hard links must save when compressed: its compacted
- * frame (the index and checksums of compressed chunks, a few bytes more than stored
- * ones') must fit in front of them, as no new file may replace the old one. */
-#define LINKED_SAVING 1024
 /* Tries after which the thread waits for the lock (readers holding it all along). */
 #define MAX_TRIES 50
 
@@ -196,8 +192,8 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
     /* a file deleted meanwhile is not worth it. One with hard links cannot be rewritten
      * into a new file renamed over it (that would split the names), and compressed after
      * its stored chunks it would keep them as dead space and grow: it is compressed only
-     * when compacted in its own file then (written lately, under a lease, each chunk
-     * saving enough), else it stays as written */
+     * when it can be compacted in its own file then (commit_lease_linked), else it stays
+     * as written */
     int leased = -1;
     if (timed && before.st_nlink > 1 && commit_lease_linked(n))
         leased = n->fd;
@@ -210,8 +206,7 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
         /* another mount's commits first: what is compressed is the file as it is now */
         r = share_rebase_if_changed(n, 1);
         if (r == 0)
-            r = write_compress_stored(n, &next, IDLE_BATCH, hurry,
-                                      leased >= 0 ? LINKED_SAVING : 0);
+            r = write_compress_stored(n, &next, IDLE_BATCH, hurry);
         b2f_stat st;
         b2f_stat_get(n->frame, &st);
         int last = next >= st.nchunks;

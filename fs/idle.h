@@ -8,8 +8,7 @@
  * rewritten into a new file renamed into place, as compaction does. A crash leaves the
  * stored frame or the compressed one, both whole. A file with hard links, which no new
  * file may replace, is compressed only when it can be compacted in its own file
- * (fs/commit: commit_lease_linked) and every chunk saves enough for that; else it stays
- * as written.
+ * (fs/commit: commit_lease_linked); else it stays as written.
  * A new small file whose chunk compresses
  * well is left stored at its close for this thread too (fs/write: write_compress_small),
  * unless the thread is behind (idle_behind).

@@ -469,13 +469,6 @@ typedef struct recompress_task {
     int rc;
 } recompress_task;
 
-/* A chunk compressed by write_compress_stored, kept until all of them are (all_saving). */
-typedef struct recompressed {
-    int64_t c;
-    uint8_t *out;
-    int32_t rc, len;
-} recompressed;
-
 typedef struct recompress_batch {
     pthread_mutex_t lock;
     pthread_cond_t cond;    /* with lock: pending went down */
@@ -567,23 +560,7 @@ int write_compress_small(b2fs_node *n, int may_leave, int plain_first)
     return r;
 }
 
-/* Stages chunk c compressed (rc bytes in out, taken on success) in place of its stored len
- * bytes; staged counts what is staged. */
-static int stage_recompressed(b2fs_node *n, int64_t c, uint8_t *out, int32_t rc, int32_t len,
-                              size_t *staged)
-{
-    int r = b2f_update_encoded(n->frame, c, out, rc);
-    if (r < 0) {
-        b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)c, b2f_strerror(r));
-        return r;
-    }
-    dirty_note_staged(n, c, (uint64_t)c * (uint64_t)n->chunksize, (size_t)len);
-    *staged += (size_t)rc;
-    return 0;
-}
-
-int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers,
-                          size_t all_saving)
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers)
 {
     b2_frame *f = n->frame;
     b2f_stat st;
@@ -603,21 +580,12 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
     size_t staged = 0;
     int r = 0;
     int64_t c = *next;
-    recompressed *kept = NULL;   /* with all_saving: what is compressed so far */
-    int64_t nkept = 0;
-    int all = 1;                 /* with all_saving: every chunk so far qualifies */
-    if (all_saving && !(kept = malloc(((size_t)st.nchunks + 1) * sizeof *kept)))
-        r = -ENOMEM;
-    while (r == 0 && c < st.nchunks && (all_saving ? all : staged < budget)) {
+    while (r == 0 && c < st.nchunks && staged < budget) {
         int k = 0;
         for (; c < st.nchunks && k < at_once; c++) {
             int32_t len;
-            if (!stored_chunk(f, c, n->chunksize, &len)) {
-                /* (a special chunk has no bytes to move; a compressed one would stay put) */
-                if (all_saving && b2f_chunk_special(f, c) == B2_SPECIAL_NONE)
-                    all = 0;
+            if (!stored_chunk(f, c, n->chunksize, &len))
                 continue;
-            }
             recompress_task *x = &t[k];
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
@@ -635,7 +603,6 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
             }
             if (b2f_read_stored(f, c, 0, (uint32_t)len, x->raw) != 0) {
                 free(x->raw);
-                all = 0;
                 continue;
             }
             x->task.run = recompress_run;
@@ -658,38 +625,27 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
         for (int i = 0; i < k; i++) {
             recompress_task *x = &t[i];
             /* one that does not compress stays as it is */
-            int saves = x->rc > 0 && (all_saving ? (size_t)x->rc + all_saving <= (size_t)x->len
-                                                 : x->rc < x->len);
-            if (r == 0 && saves) {
+            if (r == 0 && x->rc > 0 && x->rc < x->len) {
                 uint8_t *fit = realloc(x->out, (size_t)x->rc);
                 x->out = fit ? fit : x->out;
-                if (all_saving) {
-                    kept[nkept++] = (recompressed){x->c, x->out, x->rc, x->len};
-                    x->out = NULL;   /* kept's now */
+                if ((r = b2f_update_encoded(f, x->c, x->out, x->rc)) == 0) {
+                    x->out = NULL;   /* the frame's now */
+                    dirty_note_staged(n, x->c, (uint64_t)x->c * (uint64_t)n->chunksize,
+                                      (size_t)x->len);
+                    staged += (size_t)x->rc;
                 } else {
-                    r = stage_recompressed(n, x->c, x->out, x->rc, x->len, &staged);
-                    if (r == 0)
-                        x->out = NULL;   /* the frame's now */
+                    b2fs_log(LOG_ERR, "%s: chunk %lld: %s", n->path, (long long)x->c,
+                             b2f_strerror(r));
                 }
-            } else if (!saves) {
-                all = 0;
             }
             free(x->out);
             free(x->raw);
         }
     }
-    for (int64_t i = 0; i < nkept; i++) {
-        if (r == 0 && all &&
-            (r = stage_recompressed(n, kept[i].c, kept[i].out, kept[i].rc, kept[i].len,
-                                    &staged)) == 0)
-            continue;   /* (the frame's now) */
-        free(kept[i].out);
-    }
-    free(kept);
     for (int i = 0; i < at_once; i++)
         b2_cctx_free(ctx[i]);
     pthread_cond_destroy(&b.cond);
     pthread_mutex_destroy(&b.lock);
-    *next = all_saving ? st.nchunks : c;   /* (all or none: nothing left to look at) */
+    *next = c;
     return r;
 }

@@ -43,13 +43,10 @@ int write_throttle(b2fs_node *n);
 /* Compresses the chunks stored as they are (a file that deferred its compression,
  * fs/idle) with the file's parameters, from chunk *next on, until about budget bytes of
  * compressed chunks are staged or the frame ends; *next is then where to go on (the
- * frame's chunk count: done). A chunk that does not compress stays as it is. With
- * all_saving (a file whose compacted frame must fit where its stored chunks are), budget
- * does not apply, and either every chunk with bytes is stored and saves at least
- * all_saving bytes, and all are staged, or none is. Nothing is committed. On the workers,
- * or (not on_workers) on the caller's thread alone. 0 or a negative code. */
-int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers,
-                          size_t all_saving);
+ * frame's chunk count: done). A chunk that does not compress stays as it is. Nothing is
+ * committed. On the workers, or (not on_workers) on the caller's thread alone. 0 or a
+ * negative code. */
+int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers);
 /* A file deferring its compression that is closed holding one chunk, none of it handed
  * to the frame yet (a new small file, not a .npy file, which becomes an array at its
  * close). With may_leave, a chunk found to compress well (a trial on a sample) is left

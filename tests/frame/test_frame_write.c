@@ -1310,10 +1310,10 @@ static int same_file(int fd, const uint8_t *b, size_t len)
     return same;
 }
 
-/* Chunks stored as written (b2fs's first commit of a new file), then compressed and
- * committed after them: what fs/idle leaves before compacting in place. The chunks are
- * two of a series, all zeros, and a partial one of text. */
-static void stored_then_compressed(int fd, model *m, int nchunks)
+/* Chunks stored as written (b2fs's first commit of a new file), then those from chunk
+ * first on compressed and committed after them: what fs/idle leaves before compacting in
+ * place. The chunks are two of a series, all zeros, and a partial one of text. */
+static void stored_then_compressed(int fd, model *m, int nchunks, int first)
 {
     const size_t cs = 32768;
     b2_frame *f = new_frame(fd, B2_ZSTD, "shuffle", 4, (int32_t)cs);
@@ -1330,7 +1330,7 @@ static void stored_then_compressed(int fd, model *m, int nchunks)
             free(buf);
     }
     commit(f);
-    for (int i = 0; i < nchunks; i++)
+    for (int i = first; i < nchunks; i++)
         ck_assert_int_eq(b2f_update_chunk(f, NULL, i, src + (size_t)i * cs, len[i]), 0);
     char err[256] = "";
     ck_assert_int_eq(b2f_commit(f, 0, err, sizeof err), 0);
@@ -1338,78 +1338,203 @@ static void stored_then_compressed(int fd, model *m, int nchunks)
     free(src);
 }
 
+/* A frame stored then compressed (stored_then_compressed), its file's bytes, and what
+ * compaction into a new file makes of it (want). */
+typedef struct own_case {
+    int fd, want;
+    model m;
+    uint8_t *before, *want_bytes;
+    size_t before_len, want_len;
+} own_case;
+
+static void own_case_make(own_case *c, int nchunks, int first)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = tmpfd();
+    stored_then_compressed(c->fd, &c->m, nchunks, first);
+    c->before = file_bytes(c->fd, &c->before_len);
+    b2_frame *f;
+    ck_assert_int_eq(b2f_open(&f, c->fd, B2F_RDWR, NULL, NULL, 0), 0);
+    c->want = tmpfd();
+    ck_assert_int_eq(b2f_compact_into(f, c->want, NULL, 0), 0);
+    b2f_close(f);
+    c->want_bytes = file_bytes(c->want, &c->want_len);
+}
+
+static void own_case_free(own_case *c)
+{
+    free(c->before);
+    free(c->want_bytes);
+    free(c->m.data);
+    close(c->want);
+    close(c->fd);
+}
+
+/* b2f_compact_in_place or b2f_move_past_end */
+typedef int (*own_file_fn)(b2_frame *f, int64_t max_bytes, int durable, char *err,
+                           size_t errlen);
+
+/* Runs fn on copies of before, stopped at each of its writes in turn, cleanly and then
+ * half done: each copy opens with m's contents, and the run that goes through ends with
+ * want's bytes (NULL: not looked at). */
+static void crash_each_own_write(const uint8_t *before, size_t before_len, const model *m,
+                                 own_file_fn fn, int durable, const uint8_t *want,
+                                 size_t want_len)
+{
+    for (torn = 0; torn <= 1; torn++) {
+        int ops = -1;
+        for (int k = 0; k < 50 && ops < 0; k++) {
+            int g = tmpfd();
+            ck_assert(pwrite(g, before, before_len, 0) == (ssize_t)before_len);
+            b2_frame *f;
+            ck_assert_int_eq(b2f_open(&f, g, B2F_RDWR, &crash_io, NULL, 0), 0);
+            fail_at = k;
+            nops = 0;
+            char err[256] = "";
+            int rc = fn(f, INT64_MAX, durable, err, sizeof err);
+            fail_at = -1;
+            b2f_close(f);
+            ck_assert_msg(rc == 1 || (rc < 0 && err[0]), "stopped at write %d: %d", k, rc);
+            ck_assert_msg(same_contents(g, m, NULL) == 1, "%lld bytes, stopped at write "
+                          "%d%s: other contents", (long long)m->len, k, torn ? " (torn)" : "");
+            if (rc == 1) {
+                ck_assert(!want || same_file(g, want, want_len));
+                ops = k;
+            }
+            close(g);
+        }
+        ck_assert_int_gt(ops, 2);
+    }
+    torn = 0;
+}
+
 START_TEST(compact_in_place)
 {
     b2f_checksums_default(1, 1);
     for (int nchunks = 1; nchunks <= 4; nchunks++) {
-        int fd = tmpfd();
-        model m = {0};
-        stored_then_compressed(fd, &m, nchunks);
-        size_t before_len;
-        uint8_t *before = file_bytes(fd, &before_len);
-        /* what compaction into a new file makes of it: the same bytes are expected */
+        own_case k;
+        own_case_make(&k, nchunks, 0);
+        ck_assert_uint_lt(k.want_len, k.before_len);
         b2_frame *f;
-        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
-        int want = tmpfd();
-        ck_assert_int_eq(b2f_compact_into(f, want, NULL, 0), 0);
-        size_t want_len;
-        uint8_t *want_bytes = file_bytes(want, &want_len);
-        ck_assert_uint_lt(want_len, before_len);
+        ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, NULL, NULL, 0), 0);
         /* too big for max_bytes, or with a change staged: nothing written */
-        ck_assert_int_eq(b2f_compact_in_place(f, 100, NULL, 0), 0);
-        ck_assert(same_file(fd, before, before_len));
+        ck_assert_int_eq(b2f_compact_in_place(f, 100, 0, NULL, 0), 0);
+        ck_assert(same_file(k.fd, k.before, k.before_len));
         /* (the last chunk grown by 100 bytes) */
-        size_t grown = m.len % 32768 + 100;
+        size_t grown = k.m.len % 32768 + 100;
         uint8_t *c = malloc(grown);
         memset(c, 7, grown);
-        ck_assert_int_eq(b2f_resize(f, NULL, (uint64_t)m.len + 100), 0);
-        int64_t last = (int64_t)(m.len / 32768);
+        ck_assert_int_eq(b2f_resize(f, NULL, (uint64_t)k.m.len + 100), 0);
+        int64_t last = (int64_t)(k.m.len / 32768);
         ck_assert_int_eq(b2f_update_chunk(f, NULL, last, c, grown), 0);
         free(c);
-        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
-        ck_assert(same_file(fd, before, before_len));
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, 0, NULL, 0), 0);
+        ck_assert(same_file(k.fd, k.before, k.before_len));
         b2f_close(f);
-        ck_assert_int_eq(b2f_open(&f, fd, B2F_RDWR, NULL, NULL, 0), 0);
+        ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, NULL, NULL, 0), 0);
         char err[256] = "";
-        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, err, sizeof err), 1);
-        ck_assert_msg(same_file(fd, want_bytes, want_len), "%d chunks: not what compaction "
-                      "into a new file makes", nchunks);
-        check_frame(f, &m, "compacted in place, as the frame shows it");
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, 0, err, sizeof err), 1);
+        ck_assert_msg(same_file(k.fd, k.want_bytes, k.want_len), "%d chunks: not what "
+                      "compaction into a new file makes", nchunks);
+        check_frame(f, &k.m, "compacted in place, as the frame shows it");
         /* nothing dead in front any more: not again */
-        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, 0, NULL, 0), 0);
         b2f_close(f);
-        check_file(fd, &m, "compacted in place");
+        check_file(k.fd, &k.m, "compacted in place");
         /* stopped at each write, whole or torn: the file opens with the same contents
          * (the frame before or the compacted one) */
-        for (torn = 0; torn <= 1; torn++) {
-            int ops = -1;
-            for (int k = 0; k < 50 && ops < 0; k++) {
-                int g = tmpfd();
-                ck_assert(pwrite(g, before, before_len, 0) == (ssize_t)before_len);
-                ck_assert_int_eq(b2f_open(&f, g, B2F_RDWR, &crash_io, NULL, 0), 0);
-                fail_at = k;
-                nops = 0;
-                err[0] = 0;
-                int rc = b2f_compact_in_place(f, INT64_MAX, err, sizeof err);
-                fail_at = -1;
-                b2f_close(f);
-                ck_assert_msg(rc == 1 || (rc < 0 && err[0]), "stopped at write %d: %d", k, rc);
-                ck_assert_msg(same_contents(g, &m, NULL) == 1, "%d chunks, stopped at write "
-                              "%d%s: other contents", nchunks, k, torn ? " (torn)" : "");
-                if (rc == 1) {
-                    ck_assert(same_file(g, want_bytes, want_len));
-                    ops = k;
-                }
-                close(g);
-            }
-            ck_assert_int_gt(ops, 2);
-        }
-        torn = 0;
-        free(before);
-        free(want_bytes);
-        free(m.data);
-        close(want);
-        close(fd);
+        crash_each_own_write(k.before, k.before_len, &k.m, b2f_compact_in_place, 0,
+                             k.want_bytes, k.want_len);
+        own_case_free(&k);
+    }
+}
+END_TEST
+
+/* What a compaction in place does to the file, in order: W a write, H the write at
+ * offset 0 (the header), S a sync, T a cut. */
+static char ops_seen[512];
+static size_t nops_seen;
+static void see(char op)
+{
+    if (nops_seen < sizeof ops_seen - 1)
+        ops_seen[nops_seen++] = op;
+}
+static ssize_t seen_pwrite(int fd, const void *b, size_t n, off_t o)
+{
+    see(o == 0 ? 'H' : 'W');
+    return pwrite(fd, b, n, o);
+}
+static int seen_sync(int fd)
+{
+    see('S');
+    return fdatasync(fd);
+}
+static int seen_truncate(int fd, off_t len)
+{
+    see('T');
+    return ftruncate(fd, len);
+}
+static const b2f_io seen_io = {NULL, seen_pwrite, seen_sync, seen_truncate};
+
+/* Durable, the compacted chunks, index and trailer are synced before the header is
+ * written and the header after it, as a durable commit does; not durable, nothing is
+ * synced. The file is the same either way. */
+START_TEST(compact_in_place_durable)
+{
+    b2f_checksums_default(1, 1);
+    for (int durable = 0; durable <= 1; durable++) {
+        own_case k;
+        own_case_make(&k, 3, 0);
+        b2_frame *f;
+        ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, &seen_io, NULL, 0), 0);
+        memset(ops_seen, 0, sizeof ops_seen);
+        nops_seen = 0;
+        char err[256] = "";
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, durable, err, sizeof err), 1);
+        b2f_close(f);
+        /* the chunks, the index and the trailer, then the header, then the cut */
+        size_t w = strspn(ops_seen, "W");
+        ck_assert_uint_ge(w, 3);
+        ck_assert_msg(!strcmp(ops_seen + w, durable ? "SHST" : "HT"), "durable %d: %s", durable,
+                      ops_seen);
+        ck_assert(same_file(k.fd, k.want_bytes, k.want_len));
+        check_file(k.fd, &k.m, "compacted in place");
+        own_case_free(&k);
+    }
+}
+END_TEST
+
+/* A frame whose first chunk was not rewritten (still stored in front), the others
+ * compressed after it: its compacted copy does not fit in front of that chunk. Moved past
+ * its end first, it then compacts in place to what compaction into a new file makes;
+ * stopped at each write of the move, the file opens with the same contents. */
+START_TEST(move_past_end)
+{
+    b2f_checksums_default(1, 1);
+    for (int durable = 0; durable <= 1; durable++) {
+        own_case k;
+        own_case_make(&k, 4, 1);
+        b2_frame *f;
+        ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, NULL, NULL, 0), 0);
+        char err[256] = "";
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, durable, err, sizeof err), 0);
+        ck_assert(same_file(k.fd, k.before, k.before_len));
+        /* past its bound: nothing written */
+        ck_assert_int_eq(b2f_move_past_end(f, 100, durable, err, sizeof err), 0);
+        ck_assert(same_file(k.fd, k.before, k.before_len));
+        ck_assert_int_eq(b2f_move_past_end(f, INT64_MAX, durable, err, sizeof err), 1);
+        check_frame(f, &k.m, "moved past its end, as the frame shows it");
+        b2f_stat st;
+        b2f_stat_get(f, &st);
+        ck_assert_int_ge(st.file_len, (int64_t)k.before_len + (int64_t)k.want_len / 2);
+        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, durable, err, sizeof err), 1);
+        ck_assert_msg(same_file(k.fd, k.want_bytes, k.want_len), "moved and compacted in "
+                      "place: not what compaction into a new file makes");
+        check_frame(f, &k.m, "moved, then compacted in place");
+        b2f_close(f);
+        check_file(k.fd, &k.m, "moved, then compacted in place");
+        crash_each_own_write(k.before, k.before_len, &k.m, b2f_move_past_end, durable, NULL, 0);
+        own_case_free(&k);
     }
 }
 END_TEST
@@ -1429,7 +1554,7 @@ START_TEST(compact_in_place_refused)
     commit(f);
     size_t len;
     uint8_t *b = file_bytes(fd, &len);
-    ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, NULL, 0), 0);
+    ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, 0, NULL, 0), 0);
     ck_assert(same_file(fd, b, len));
     b2f_close(f);
     check_file(fd, &m, "left as it was");
@@ -1529,6 +1654,8 @@ static Suite *write_suite(void)
     tcase_add_test(tc, update_stored);
     tcase_add_test(tc, small_frames_sealed_whole);
     tcase_add_test(tc, compact_in_place);
+    tcase_add_test(tc, compact_in_place_durable);
+    tcase_add_test(tc, move_past_end);
     tcase_add_test(tc, compact_in_place_refused);
     suite_add_tcase(s, tc);
     return s;

@@ -98,53 +98,69 @@ cat /usr/include/stdio.h >>"$MNT/text"
 check "an append to a compressed file is compressed as written" not grep -q stored <(get chunkfilters "$MNT/text")
 check "... and reads back" cmp <(cat /usr/include/stdlib.h /usr/include/stdio.h) "$MNT/text"
 
-# 3. Hard links: no new file may replace a linked file (that would split its names). One
-# written lately and never fsynced is compacted in its own file once compressed, when
-# every chunk saves enough for the compacted frame to fit where the stored one was;
-# otherwise it stays as written (compressed after its stored chunks, it would keep them as
-# dead space and grow)
+# 3. Hard links: no new file may replace a linked file (that would split its names). It is
+# compacted in its own file once compressed (durably when it was fsynced), all its chunks
+# moved past the old frame first, when together they save enough for the compacted frame
+# to fit where the old one was, and nothing else has it open; otherwise it stays as
+# written (compressed after its stored chunks, it would keep them as dead space and grow)
 cp "$WORK/s4" "$MNT/linked"
 ln "$MNT/linked" "$MNT/link2"
 touch -d "2021-05-06 07:08:09" "$MNT/linked"
 t_linked=$(mtime "$MNT/linked")
 ino_linked=$(stat -c %i "$BACK/linked.b2frame")
-# a chunk of random bytes, then one of the series
+# a chunk of random bytes, which moves as it is, then one of the series
 { head -c 1048576 /dev/urandom; head -c 1048576 "$WORK/s4"; } >"$WORK/mixed"
 cp "$WORK/mixed" "$MNT/mixed"
 ln "$MNT/mixed" "$MNT/mixed2"
-size_mixed=$(size "$BACK/mixed.b2frame")
-# fsynced: its stored chunks may be on the disk, where only a new file may replace them
+ino_mixed=$(stat -c %i "$BACK/mixed.b2frame")
+# random bytes alone: nothing saved
+head -c 2097152 /dev/urandom >"$WORK/noise"
+cp "$WORK/noise" "$MNT/noise"
+ln "$MNT/noise" "$MNT/noise2"
+size_noise=$(size "$BACK/noise.b2frame")
+# fsynced: its stored chunks may be on the disk, so its compaction syncs too
 dd if="$WORK/s4" of="$MNT/synced" bs=1M conv=fsync status=none
 ln "$MNT/synced" "$MNT/synced2"
+ino_synced=$(stat -c %i "$BACK/synced.b2frame")
+# open in BACKING too (no lease): a reader there would see its bytes overwritten
+cp "$WORK/s4" "$MNT/opened"
+ln "$MNT/opened" "$MNT/opened2"
+size_opened=$(size "$BACK/opened.b2frame")
+exec 8<"$BACK/opened.b2frame"
 unmount_b2fs
+exec 8<&-
 check "a hard-linked file written lately is compressed" \
     [ "$(size "$BACK/linked.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
 check "... in its own file, one file under both names" \
     [ "$(stat -c %i "$BACK/linked.b2frame") $(stat -c %i "$BACK/link2.b2frame")" = "$ino_linked $ino_linked" ]
 check "... with no dead space left" [ "$(dead "$BACK/linked.b2frame")" = 0 ]
-check "... in a valid frame" frame_ok "$BACK/linked.b2frame"
-check "one with a chunk that does not compress stays as written" \
-    [ "$(size "$BACK/mixed.b2frame")" = "$size_mixed" ]
-check "... one file under both names" [ "$(stat -c %i "$BACK/mixed.b2frame")" = "$(stat -c %i "$BACK/mixed2.b2frame")" ]
-check "... in a valid frame" frame_ok "$BACK/mixed.b2frame"
-check "so does one fsynced" [ "$(size "$BACK/synced.b2frame")" -gt "$(size "$WORK/s4")" ]
-check "... in a valid frame" frame_ok "$BACK/synced.b2frame"
+check "one with a chunk that does not compress too, that chunk as it was" \
+    [ "$(size "$BACK/mixed.b2frame")" -lt $((1048576 + 1048576 / 2)) ]
+check "... in its own file, with no dead space left" \
+    [ "$(stat -c %i "$BACK/mixed2.b2frame") $(dead "$BACK/mixed.b2frame")" = "$ino_mixed 0" ]
+check "one fsynced too" [ "$(size "$BACK/synced.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... in its own file, with no dead space left" \
+    [ "$(stat -c %i "$BACK/synced2.b2frame") $(dead "$BACK/synced.b2frame")" = "$ino_synced 0" ]
+check "one of random bytes stays as written" [ "$(size "$BACK/noise.b2frame")" = "$size_noise" ]
+check "so does one open in BACKING too" [ "$(size "$BACK/opened.b2frame")" = "$size_opened" ]
+check "... all in valid frames" frames_ok "$BACK/linked.b2frame" "$BACK/mixed.b2frame" \
+    "$BACK/synced.b2frame" "$BACK/noise.b2frame" "$BACK/opened.b2frame"
 mount_b2fs -o compress_idle=1 || { fail "remount"; finish; exit 1; }
-check "... its time kept" [ "$(mtime "$MNT/link2")" = "$t_linked" ]
-check "... and every name reads back" sh -c 'cmp "$1" "$2/linked" && cmp "$1" "$2/link2" &&
-    cmp "$3" "$2/mixed" && cmp "$3" "$2/mixed2" && cmp "$1" "$2/synced" && cmp "$1" "$2/synced2"' \
-    sh "$WORK/s4" "$MNT" "$WORK/mixed"
+check "... the time kept" [ "$(mtime "$MNT/link2")" = "$t_linked" ]
+check "... and every name reads back" sh -c 'for f in linked link2 synced synced2 opened opened2; do
+    cmp "$1" "$2/$f" || exit 1; done; cmp "$3" "$2/mixed" && cmp "$3" "$2/mixed2" &&
+    cmp "$4" "$2/noise" && cmp "$4" "$2/noise2"' sh "$WORK/s4" "$MNT" "$WORK/mixed" "$WORK/noise"
 # the same while mounted, where the idle thread looks at one chunk after another
 cp "$WORK/mixed" "$MNT/mixed3"
 ln "$MNT/mixed3" "$MNT/mixed4"
-size_mixed=$(size "$BACK/mixed3.b2frame")
 cp "$WORK/s4" "$MNT/linked3"
 ln "$MNT/linked3" "$MNT/link4"
 wait_compressed 100 "$MNT/linked3"
 check "a hard-linked file idle while mounted is compressed" \
     [ "$(size "$BACK/linked3.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
-check "... one with a chunk that does not compress, idle before it, is not" \
-    [ "$(size "$BACK/mixed3.b2frame")" = "$size_mixed" ]
+check "... and one with a chunk that does not compress, idle before it" \
+    [ "$(size "$BACK/mixed3.b2frame")" -lt $((1048576 + 1048576 / 2)) ]
+check "... with no dead space left" [ "$(dead "$BACK/mixed3.b2frame")" = 0 ]
 check "... both read back" sh -c 'cmp "$1" "$2/link4" && cmp "$3" "$2/mixed4"' sh "$WORK/s4" "$MNT" "$WORK/mixed"
 
 # 4. Compressed while mounted once idle (1 s here), with a reader going all along

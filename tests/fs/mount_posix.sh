@@ -2,9 +2,9 @@
 # POSIX calls that a passthrough serves, on a mount: FIFOs, sockets and device nodes;
 # chmod and chown of every file type; inode numbers that hard links share and that
 # readdir, stat and a remount agree on; O_APPEND on a frame; access times that b2fs's
-# own reads of a frame leave alone; hard-linked frames never split by compaction; EFBIG for a
-# size past what a frame can index; the owner and group of new entries, in a set-group-ID
-# directory too.
+# own reads of a frame leave alone; hard-linked frames never split by compaction, and
+# compacted in their own files; EFBIG for a size past what a frame can index; the owner
+# and group of new entries, in a set-group-ID directory too.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -156,19 +156,35 @@ check "  (mtime)" [ "$(stat -c %Y t)" = "$mtime" ]
 check "inode numbers survive a remount" [ "$(stat -c %i a)" = "$ino" ]
 check "the hard link survives a remount" [ "$(stat -c %i c)" = "$ino" ]
 
-# rewritten until most of it is dead space: a frame with one name is compacted (a new
-# inode), one with two names is not (the names would split)
-check "a hard-linked frame rewritten many times" /usr/bin/python3 - <<'PY'
-import os
-for k in range(5):
-    with open("a", "r+b") as f:
+# rewritten until most of it is dead space: a frame with one name is compacted into a new
+# file (a new inode), one with two names is not (the names would split)
+# rewrite FILE N: N times 1 MiB of random bytes at its start, each fsynced
+rewrite() {
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import os, sys
+for k in range(int(sys.argv[2])):
+    with open(sys.argv[1], "r+b") as f:
         f.write(os.urandom(1 << 20))
         f.flush()
         os.fsync(f.fileno())
 PY
+}
+check "a hard-linked frame rewritten many times" rewrite a 5
 check "  keeps both names on one inode" [ "$(stat -c %i a)" = "$(stat -c %i c)" ]
 check "  with the same contents" cmp a c
 check "  and 2 links" [ "$(stat -c %h a)" = 2 ]
+# a linked frame is compacted in its own file instead (its chunks moved past its end first
+# when the compacted frame does not fit in front of them)
+cp /usr/include/stdlib.h lf
+ln lf lf2
+ino_lf=$(stat -c %i "$BACK/lf.b2frame")
+check "a hard-linked frame rewritten 6 times with 1 MiB" rewrite lf 6
+check "  is compacted in its own file: at most twice its data" \
+    [ "$(stat -c %s "$BACK/lf.b2frame")" -le $((2 * (1 << 20) + 65536)) ]
+check "  one inode under both names" \
+    [ "$(stat -c %i "$BACK/lf.b2frame") $(stat -c %i "$BACK/lf2.b2frame")" = "$ino_lf $ino_lf" ]
+check "  the same contents through both" cmp lf lf2
+check "  in a valid frame" "$B2FRAME" verify -q "$BACK/lf.b2frame"
 
 # hard links are one inode to the kernel: a change through one name shows through the
 # other at once (no attribute cache per name), also for mapped pages
