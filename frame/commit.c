@@ -333,6 +333,13 @@ int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, int durable, char *err,
         if (c->off >= 0 && f->h.header_len + c->off < live)
             live = f->h.header_len + c->off;
     }
+    /* what is dead now may be live to the header on the disk, if the commit that made it
+     * dead was not durable: that commit first */
+    if (durable && f->io.fdatasync(f->fd) != 0) {
+        int rc = b2f_sys_error();
+        return b2f_fail(err, errlen, rc, "cannot sync the frame before compacting it: %s",
+                        b2f_strerror(rc));
+    }
     return rewrite_own_file(f, (uint64_t)f->h.header_len, (uint64_t)live, max_bytes, durable,
                             err, errlen);
 }

@@ -312,8 +312,9 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen);
  * reads the frame again. Until the header is written the file holds the frame as it was;
  * after it, the compacted one. Whoever else may read the file (another process, another
  * mount) must be kept out by the caller: the dead bytes overwritten may be what a reader
- * of an older state still uses. With durable, fdatasync before the header is written
- * (the compacted chunks, index and trailer are on disk) and after it, as b2f_commit does:
+ * of an older state still uses. With durable, fdatasync before anything is written (the
+ * last commit, which made those bytes dead, may not be on disk), before the header is
+ * written (the compacted chunks, index and trailer are) and after it, as b2f_commit does:
  * a crash of the machine leaves the one frame or the other too. Needs no staged changes.
  * 1 when done, 0 when it does not fit (nothing written), or an error: then the file
  * holds the old frame or the compacted one, and the frame shows what it holds (unless

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -320,8 +321,18 @@ void backing_sync_dir(int dirfd)
     }
 }
 
+/* The kernel tells the holder of a lease that someone waits for it with SIGIO, which would
+ * end the process. */
+static void ignore_sigio(void)
+{
+    signal(SIGIO, SIG_IGN);
+}
+
 int backing_lease(int fd, int on)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (on)
+        pthread_once(&once, ignore_sigio);
     return fcntl(fd, F_SETLEASE, on ? F_WRLCK : F_UNLCK) < 0 ? -errno : 0;
 }
 

@@ -106,11 +106,13 @@ void backing_sync_dir(int dirfd);
 /* Takes a write lease on fd (on) or lets it go: taken only while no other open file
  * description of the file exists, in this process or another; while it is held, whoever
  * opens or truncates the file waits until it is let go. The kernel tells the holder with
- * SIGIO, which the daemon ignores (fs/idle): the holder lets it go within the call it
- * took it for. 0, or -errno (-EAGAIN: the file is open elsewhere; -EINVAL: no leases on
- * that file system). */
+ * SIGIO, which the process ignores from the first lease on: the holder lets it go within
+ * the call it took it for, and after lease-break-time (/proc/sys/fs, 45 s by default) the
+ * kernel takes it away. 0, or -errno (-EAGAIN: the file is open elsewhere; -EINVAL: no
+ * leases on that file system). */
 int backing_lease(int fd, int on);
-/* Whether fd holds that lease now. */
+/* Whether fd holds that lease now, and nobody waits for it (a lease being broken is not
+ * held: what it kept out may come in at any moment). */
 int backing_lease_held(int fd);
 
 #endif

@@ -28,22 +28,33 @@ static int has_links(const b2fs_node *n)
     return fstat(n->fd, &st) == 0 && st.st_nlink > 1;
 }
 
-/* Dead space worth moving a linked file's chunks for. */
+/* Dead space worth moving a linked file's live chunks for: at least this, and a quarter
+ * of what they take. */
 #define MOVE_FOR_DEAD 4096
 
 /* Compacts a file with hard links in its own file, its live chunks moved past its end
- * first when the compacted frame does not fit in front of them (the caller holds the
- * lease and the commit lock). 1 when done, 0 when it is too big or has little dead
- * space, or an error. */
+ * first when the compacted frame does not fit in front of them. The caller holds the
+ * lease and the commit lock; the steps that overwrite bytes first look that the lease
+ * still holds (the kernel takes it away after lease-break-time). 1 when the file changed,
+ * 0 when not (too big, little dead space, the lease gone), or an error. */
 static int compact_linked(b2fs_node *n, int durable, char *err, size_t errlen)
 {
+    if (!backing_lease_held(n->fd))
+        return 0;
     int r = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err, errlen);
-    if (r == 0 && b2f_dead_bytes(n->frame) >= MOVE_FOR_DEAD &&
-        (r = b2f_move_past_end(n->frame, IN_PLACE_MAX, durable, err, errlen)) == 1 &&
+    if (r != 0)
+        return r;
+    b2f_stat st;
+    b2f_stat_get(n->frame, &st);
+    int64_t dead = b2f_dead_bytes(n->frame);
+    if (dead < MOVE_FOR_DEAD || dead * 4 < st.cbytes ||
+        (r = b2f_move_past_end(n->frame, IN_PLACE_MAX, durable, err, errlen)) != 1)
+        return r;
+    if (backing_lease_held(n->fd) &&
         (r = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err, errlen)) == 0)
         b2fs_log(LOG_WARNING, "%s: its chunks moved past its end, its compacted frame did not "
                  "fit in front of them", n->path);
-    return r;
+    return r < 0 ? r : 1;   /* (moved: changed, compacted then or not) */
 }
 
 /* Whether more than half of the frame file is space no chunk uses (at least 1 MiB). */
@@ -231,7 +242,8 @@ int commit_compressed(b2fs_node *n)
         if (share_rebase_if_changed(n, 1) == 0 && n->ino == ino && !n->changed) {
             if (has_links(n))
                 done = compact_linked(n, durable, err, sizeof err);
-            else if ((done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err,
+            else if (!backing_lease_held(n->fd) ||
+                     (done = b2f_compact_in_place(n->frame, IN_PLACE_MAX, durable, err,
                                                   sizeof err)) == 0)
                 replace_file(n, b2f_compact_into, "compression");   /* did not fit */
         }
@@ -255,7 +267,10 @@ int commit_lease_linked(b2fs_node *n)
     if (!n->frame)
         return 0;
     b2f_stat_get(n->frame, &st);
-    return st.cbytes <= IN_PLACE_MAX && backing_lease(n->fd, 1) == 0;
+    if (st.cbytes > IN_PLACE_MAX)
+        return 0;
+    int r = backing_lease(n->fd, 1);
+    return r == 0 ? 1 : r;
 }
 
 int commit_while_writing(b2fs_node *n)

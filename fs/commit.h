@@ -44,7 +44,7 @@ int commit_compressed(b2fs_node *n);
  * names): whether commit_compressed would compact it in its own file (at most 16 MiB,
  * nothing else has it open). Takes the lease for it (1), which
  * commit_compressed lets go; a caller that does not get that far lets it go with
- * backing_lease. 0: it stays as written. */
+ * backing_lease. 0: too big; -EAGAIN: open elsewhere now; another -errno: no leases. */
 int commit_lease_linked(b2fs_node *n);
 /* commit_node for a writer that goes on (the memory the commit frees is kept for the
  * chunks it writes next). */

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -164,8 +163,9 @@ static void unmark_stored(b2fs_node *n)
         n->stored_marked = 0;
 }
 
-/* Compresses what n stored as it is, unless a write came too recently (without force):
- * then returns 1 with *again, when to look again. With hurry (unmount) on the workers,
+/* Compresses what n stored as it is, unless a write came too recently or, with hard
+ * links, another program has its file open (without force): then returns 1 with *again,
+ * when to look again. With hurry (unmount) on the workers,
  * otherwise on this thread alone. Called and returns with n->lock held (write). */
 static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *again)
 {
@@ -195,10 +195,19 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
      * when it can be compacted in its own file then (commit_lease_linked), else it stays
      * as written */
     int leased = -1;
-    if (timed && before.st_nlink > 1 && commit_lease_linked(n))
-        leased = n->fd;
-    else if (timed && before.st_nlink != 1)
+    if (timed && before.st_nlink > 1) {
+        int l = commit_lease_linked(n);
+        if (l == 1) {
+            leased = n->fd;
+        } else if (l == -EAGAIN && !force) {   /* open elsewhere now: looked at later */
+            due_in(again, 1000L * b2fs_cfg.compress_idle);
+            return 1;
+        } else {
+            r = 1;
+        }
+    } else if (timed && before.st_nlink != 1) {
         r = 1;
+    }
     int64_t next = 0;
     while (r == 0) {
         if ((r = share_lock(n)) < 0)
@@ -330,9 +339,6 @@ static void *run(void *arg)
 
 int idle_start(void)
 {
-    /* the kernel signals a break of the lease commit_compressed holds for a moment with
-     * SIGIO, which would end the process */
-    signal(SIGIO, SIG_IGN);
     pthread_condattr_t a;
     if (pthread_condattr_init(&a) != 0)
         return -ENOMEM;

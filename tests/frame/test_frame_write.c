@@ -1476,30 +1476,41 @@ static int seen_truncate(int fd, off_t len)
 }
 static const b2f_io seen_io = {NULL, seen_pwrite, seen_sync, seen_truncate};
 
-/* Durable, the compacted chunks, index and trailer are synced before the header is
- * written and the header after it, as a durable commit does; not durable, nothing is
+/* Durable, a compaction in place syncs the commit before it (what it overwrites may be
+ * live to the header on the disk), then the compacted chunks, index and trailer before
+ * the header is written, and the header after it, as a durable commit does; a move past
+ * the end (which overwrites nothing) the same but the first. Not durable, nothing is
  * synced. The file is the same either way. */
-START_TEST(compact_in_place_durable)
+START_TEST(own_file_durable)
 {
     b2f_checksums_default(1, 1);
-    for (int durable = 0; durable <= 1; durable++) {
-        own_case k;
-        own_case_make(&k, 3, 0);
-        b2_frame *f;
-        ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, &seen_io, NULL, 0), 0);
-        memset(ops_seen, 0, sizeof ops_seen);
-        nops_seen = 0;
-        char err[256] = "";
-        ck_assert_int_eq(b2f_compact_in_place(f, INT64_MAX, durable, err, sizeof err), 1);
-        b2f_close(f);
-        /* the chunks, the index and the trailer, then the header, then the cut */
-        size_t w = strspn(ops_seen, "W");
-        ck_assert_uint_ge(w, 3);
-        ck_assert_msg(!strcmp(ops_seen + w, durable ? "SHST" : "HT"), "durable %d: %s", durable,
-                      ops_seen);
-        ck_assert(same_file(k.fd, k.want_bytes, k.want_len));
-        check_file(k.fd, &k.m, "compacted in place");
-        own_case_free(&k);
+    for (int move = 0; move <= 1; move++) {
+        for (int durable = 0; durable <= 1; durable++) {
+            own_case k;
+            own_case_make(&k, move ? 4 : 3, move);
+            b2_frame *f;
+            ck_assert_int_eq(b2f_open(&f, k.fd, B2F_RDWR, &seen_io, NULL, 0), 0);
+            memset(ops_seen, 0, sizeof ops_seen);
+            nops_seen = 0;
+            char err[256] = "";
+            own_file_fn fn = move ? b2f_move_past_end : b2f_compact_in_place;
+            ck_assert_int_eq(fn(f, INT64_MAX, durable, err, sizeof err), 1);
+            b2f_close(f);
+            /* (the sync first,) the chunks, the index and the trailer, then the header,
+             * then the cut (none after a move: the file ends with the moved frame) */
+            const char *ops = ops_seen + (durable && !move && ops_seen[0] == 'S');
+            ck_assert_msg(durable && !move ? ops_seen[0] == 'S' : ops_seen[0] == 'W',
+                          "move %d, durable %d: %s", move, durable, ops_seen);
+            size_t w = strspn(ops, "W");
+            ck_assert_uint_ge(w, 3);
+            const char *want = durable ? (move ? "SHS" : "SHST") : (move ? "H" : "HT");
+            ck_assert_msg(!strcmp(ops + w, want), "move %d, durable %d: %s", move, durable,
+                          ops_seen);
+            if (!move)
+                ck_assert(same_file(k.fd, k.want_bytes, k.want_len));
+            check_file(k.fd, &k.m, move ? "moved past its end" : "compacted in place");
+            own_case_free(&k);
+        }
     }
 }
 END_TEST
@@ -1507,7 +1518,8 @@ END_TEST
 /* A frame whose first chunk was not rewritten (still stored in front), the others
  * compressed after it: its compacted copy does not fit in front of that chunk. Moved past
  * its end first, it then compacts in place to what compaction into a new file makes;
- * stopped at each write of the move, the file opens with the same contents. */
+ * stopped at each write of the move, and of the compaction after it, the file opens with
+ * the same contents. */
 START_TEST(move_past_end)
 {
     b2f_checksums_default(1, 1);
@@ -1524,6 +1536,8 @@ START_TEST(move_past_end)
         ck_assert(same_file(k.fd, k.before, k.before_len));
         ck_assert_int_eq(b2f_move_past_end(f, INT64_MAX, durable, err, sizeof err), 1);
         check_frame(f, &k.m, "moved past its end, as the frame shows it");
+        size_t moved_len;
+        uint8_t *moved = file_bytes(k.fd, &moved_len);
         b2f_stat st;
         b2f_stat_get(f, &st);
         ck_assert_int_ge(st.file_len, (int64_t)k.before_len + (int64_t)k.want_len / 2);
@@ -1534,6 +1548,10 @@ START_TEST(move_past_end)
         b2f_close(f);
         check_file(k.fd, &k.m, "moved, then compacted in place");
         crash_each_own_write(k.before, k.before_len, &k.m, b2f_move_past_end, durable, NULL, 0);
+        /* and the compaction after it, stopped at each of its writes */
+        crash_each_own_write(moved, moved_len, &k.m, b2f_compact_in_place, durable,
+                             k.want_bytes, k.want_len);
+        free(moved);
         own_case_free(&k);
     }
 }
@@ -1654,7 +1672,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, update_stored);
     tcase_add_test(tc, small_frames_sealed_whole);
     tcase_add_test(tc, compact_in_place);
-    tcase_add_test(tc, compact_in_place_durable);
+    tcase_add_test(tc, own_file_durable);
     tcase_add_test(tc, move_past_end);
     tcase_add_test(tc, compact_in_place_refused);
     suite_add_tcase(s, tc);

@@ -19,16 +19,21 @@ get() { getfattr --absolute-names --only-values -n "user.blosc2.$1" "$2" 2>/dev/
 mtime() { stat -c %Y "$1"; }
 dead() { "$B2FRAME" info "$1" | sed -n 's/^dead_bytes: //p'; }
 size() { stat -c %s "$1"; }
+under_1m5() { [ "$(size "$1")" -lt $((1048576 + 1048576 / 2)) ]; }
 frames_ok() { for f; do frame_ok "$f" || return 1; done; }
-# waits up to $1 tenths of a second until no chunk of the files named after it is stored
-wait_compressed() {
+# waits up to $1 tenths of a second until the command after it succeeds
+wait_until() {
     local tenths=$1 i
     shift
     for i in $(seq 1 "$tenths"); do
-        grep -q stored <(for f; do get chunkfilters "$f"; done) || return 0
+        "$@" && return 0
         sleep 0.1
     done
+    return 1
 }
+none_stored() { not grep -q stored <(for f; do get chunkfilters "$f"; done); }
+# waits up to $1 tenths of a second until no chunk of the files named after it is stored
+wait_compressed() { wait_until "$1" none_stored "${@:2}"; }
 # a float32 series (compressible) of $2 MiB
 $PY -c "
 import struct, sys
@@ -135,7 +140,7 @@ check "... in its own file, one file under both names" \
     [ "$(stat -c %i "$BACK/linked.b2frame") $(stat -c %i "$BACK/link2.b2frame")" = "$ino_linked $ino_linked" ]
 check "... with no dead space left" [ "$(dead "$BACK/linked.b2frame")" = 0 ]
 check "one with a chunk that does not compress too, that chunk as it was" \
-    [ "$(size "$BACK/mixed.b2frame")" -lt $((1048576 + 1048576 / 2)) ]
+    under_1m5 "$BACK/mixed.b2frame"
 check "... in its own file, with no dead space left" \
     [ "$(stat -c %i "$BACK/mixed2.b2frame") $(dead "$BACK/mixed.b2frame")" = "$ino_mixed 0" ]
 check "one fsynced too" [ "$(size "$BACK/synced.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
@@ -156,12 +161,25 @@ ln "$MNT/mixed3" "$MNT/mixed4"
 cp "$WORK/s4" "$MNT/linked3"
 ln "$MNT/linked3" "$MNT/link4"
 wait_compressed 100 "$MNT/linked3"
+# (the random chunk stays stored: its file is done once it is small)
+wait_until 100 under_1m5 "$BACK/mixed3.b2frame"
 check "a hard-linked file idle while mounted is compressed" \
     [ "$(size "$BACK/linked3.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
 check "... and one with a chunk that does not compress, idle before it" \
-    [ "$(size "$BACK/mixed3.b2frame")" -lt $((1048576 + 1048576 / 2)) ]
+    under_1m5 "$BACK/mixed3.b2frame"
 check "... with no dead space left" [ "$(dead "$BACK/mixed3.b2frame")" = 0 ]
 check "... both read back" sh -c 'cmp "$1" "$2/link4" && cmp "$3" "$2/mixed4"' sh "$WORK/s4" "$MNT" "$WORK/mixed"
+# open in BACKING while the idle thread looks at it: looked at again later
+cp "$WORK/s4" "$MNT/held3"
+ln "$MNT/held3" "$MNT/held4"
+exec 7<"$BACK/held3.b2frame"
+sleep 2.5
+check "a hard-linked file open in BACKING too is left stored meanwhile" \
+    grep -q stored <(get chunkfilters "$MNT/held3")
+exec 7<&-
+wait_compressed 100 "$MNT/held3"
+check "... and compressed once closed there" [ "$(size "$BACK/held3.b2frame")" -lt $(($(size "$WORK/s4") / 2)) ]
+check "... and reads back" cmp "$WORK/s4" "$MNT/held4"
 
 # 4. Compressed while mounted once idle (1 s here), with a reader going all along
 cp "$WORK/s48" "$MNT/s48"

@@ -173,8 +173,7 @@ check "a hard-linked frame rewritten many times" rewrite a 5
 check "  keeps both names on one inode" [ "$(stat -c %i a)" = "$(stat -c %i c)" ]
 check "  with the same contents" cmp a c
 check "  and 2 links" [ "$(stat -c %h a)" = 2 ]
-# a linked frame is compacted in its own file instead (its chunks moved past its end first
-# when the compacted frame does not fit in front of them)
+# a linked frame is compacted in its own file instead
 cp /usr/include/stdlib.h lf
 ln lf lf2
 ino_lf=$(stat -c %i "$BACK/lf.b2frame")
