@@ -221,8 +221,8 @@ int commit_compressed(b2fs_node *n)
     if (!n->frame)
         return commit_rewrite(n);
     /* one that may be on the disk already (fsynced, or written before the last 20 s) is
-     * made compact durably: into a new file, or, one with hard links, in its own file
-     * with a sync on each side of its header write */
+     * made compact durably: into a new file, or, one with hard links, in its own file,
+     * synced before the compaction writes and on each side of every header write */
     int durable = !node_fresh_unsynced(n);
     if (durable && !has_links(n))
         return commit_rewrite(n);
