@@ -288,9 +288,19 @@ int b2f_compact_into(b2_frame *f, int out_fd, char *err, size_t errlen)
     return rc;
 }
 
+/* Whether f may be rewritten in its own file: a writable contiguous frame, nothing
+ * staged. */
+static int own_file_rewritable(const b2_frame *f)
+{
+    return f->kind == B2F_KIND_FRAME && f->writable && !f->dirty && !f->meta_dirty &&
+           !f->vlmeta_dirty;
+}
+
 /* Writes the frame compacted into its own file from offset start on, if it ends by limit
- * and its chunks, index and trailer take at most max_bytes; then reads it again. 1 when
- * done, 0 when it does not fit (nothing written), or an error. */
+ * and its chunks, index and trailer take at most max_bytes; then reads it again. With
+ * durable, a write inside the frame as it is (start before its end) first syncs the file:
+ * what is dead now may be live to the header on the disk, if the commit that made it dead
+ * was not durable. 1 when done, 0 when it does not fit (nothing written), or an error. */
 static int rewrite_own_file(b2_frame *f, uint64_t start, uint64_t limit, int64_t max_bytes,
                             int durable, char *err, size_t errlen)
 {
@@ -302,8 +312,13 @@ static int rewrite_own_file(b2_frame *f, uint64_t start, uint64_t limit, int64_t
     int fits = t.h.header_len == f->h.header_len && t.end <= limit &&
                t.end - start <= (uint64_t)max_bytes;
     int written = 0;
-    if (fits)
+    if (fits && durable && start < (uint64_t)f->h.frame_len && f->io.fdatasync(f->fd) != 0) {
+        rc = b2f_sys_error();
+        b2f_fail(err, errlen, rc, "cannot sync the frame before compacting it: %s",
+                 b2f_strerror(rc));
+    } else if (fits) {
         rc = write_compacted(f, f->fd, offs, &t, durable, &written, err, errlen);
+    }
     b2f_tail_free(&t);
     free(offs);
     if (!written)
@@ -321,8 +336,7 @@ static int rewrite_own_file(b2_frame *f, uint64_t start, uint64_t limit, int64_t
 
 int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, int durable, char *err, size_t errlen)
 {
-    if (f->kind != B2F_KIND_FRAME || !f->writable || f->dirty || f->meta_dirty ||
-        f->vlmeta_dirty)
+    if (!own_file_rewritable(f))
         return 0;
     /* the first byte the frame uses after its header: a chunk's, or the index's */
     int64_t live = f->h.header_len + f->h.cbytes;
@@ -333,21 +347,13 @@ int b2f_compact_in_place(b2_frame *f, int64_t max_bytes, int durable, char *err,
         if (c->off >= 0 && f->h.header_len + c->off < live)
             live = f->h.header_len + c->off;
     }
-    /* what is dead now may be live to the header on the disk, if the commit that made it
-     * dead was not durable: that commit first */
-    if (durable && f->io.fdatasync(f->fd) != 0) {
-        int rc = b2f_sys_error();
-        return b2f_fail(err, errlen, rc, "cannot sync the frame before compacting it: %s",
-                        b2f_strerror(rc));
-    }
     return rewrite_own_file(f, (uint64_t)f->h.header_len, (uint64_t)live, max_bytes, durable,
                             err, errlen);
 }
 
 int b2f_move_past_end(b2_frame *f, int64_t max_bytes, int durable, char *err, size_t errlen)
 {
-    if (f->kind != B2F_KIND_FRAME || !f->writable || f->dirty || f->meta_dirty ||
-        f->vlmeta_dirty)
+    if (!own_file_rewritable(f))
         return 0;
     return rewrite_own_file(f, (uint64_t)f->h.frame_len, UINT64_MAX, max_bytes, durable, err,
                             errlen);

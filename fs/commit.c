@@ -57,6 +57,20 @@ static int compact_linked(b2fs_node *n, int durable, char *err, size_t errlen)
     return r < 0 ? r : 1;   /* (moved: changed, compacted then or not) */
 }
 
+/* After a compaction in n's own file (rc: 1 done, 0 not, or an error): an error is logged,
+ * and the frame read again at the next look (the file may hold the compacted frame);
+ * otherwise the file as it is now is this mount's own. */
+static void own_compaction_done(b2fs_node *n, int rc, const char *err)
+{
+    if (rc < 0) {
+        b2fs_log(LOG_WARNING, "%s: compaction in its own file failed: %s%s%s", n->path,
+                 b2f_strerror(rc), err[0] ? ": " : "", err);
+        n->bsize = -1;
+    } else {
+        node_stamp(n);
+    }
+}
+
 /* Whether more than half of the frame file is space no chunk uses (at least 1 MiB). */
 static int compaction_due(b2fs_node *n)
 {
@@ -79,14 +93,7 @@ static void maybe_compact(b2fs_node *n)
     if (!held && backing_lease(n->fd, 1) < 0)
         return;
     char err[200] = "";
-    int done = compact_linked(n, 1, err, sizeof err);
-    if (done < 0) {
-        b2fs_log(LOG_WARNING, "%s: compaction in its own file failed: %s%s%s", n->path,
-                 b2f_strerror(done), err[0] ? ": " : "", err);
-        n->bsize = -1;   /* it may hold the compacted frame: read again at the next look */
-    } else if (done) {
-        node_stamp(n);
-    }
+    own_compaction_done(n, compact_linked(n, 1, err, sizeof err), err);
     if (!held)
         backing_lease(n->fd, 0);
 }
@@ -247,13 +254,7 @@ int commit_compressed(b2fs_node *n)
                                                   sizeof err)) == 0)
                 replace_file(n, b2f_compact_into, "compression");   /* did not fit */
         }
-        if (done < 0) {
-            b2fs_log(LOG_WARNING, "%s: compaction in place failed: %s%s%s", n->path,
-                     b2f_strerror(done), err[0] ? ": " : "", err);
-            n->bsize = -1;   /* it may hold the compacted frame: read again at the next look */
-        } else {
-            node_stamp(n);
-        }
+        own_compaction_done(n, done, err);
         share_unlock(n);   /* (after a rewrite, the new file's lock) */
     }
     if (n->fd == leased && n->ino == ino)
