@@ -466,7 +466,10 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
 static int open_plain(const char *path, const b2fs_loc *loc, const char *name, int flags,
                       mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi)
 {
-    int fd = openat(loc->dirfd, name, (flags & ~O_NOCTTY) | O_NOFOLLOW | O_CLOEXEC, mode);
+    /* (not O_DIRECT: the daemon's buffers need not be aligned as the backing file system
+     * wants them; the kernel keeps such a caller's bytes out of the mount's page cache) */
+    int fd = openat(loc->dirfd, name, (flags & ~(O_NOCTTY | O_DIRECT)) | O_NOFOLLOW | O_CLOEXEC,
+                    mode);
     if (fd < 0)
         return errno == ELOOP ? -EACCES : -errno;
     int sealed = 0;

@@ -104,6 +104,21 @@ truncate -s 100 "$MNT/cut"
 check "a truncate by name drops it too" [ -z "$(sum_of "$BACK/cut")" ]
 check "... and reads back" cmp <(head -c 100 "$WORK/icon") "$MNT/cut"
 
+# O_DIRECT (dd iflag=direct, a database): the daemon's buffers are its own, so the backing
+# plain file is not opened so (the read once failed with EINVAL)
+cp "$WORK/r200k" "$MNT/direct"
+check "(a plain file to read with O_DIRECT)" plain_here direct
+check "a plain file opened with O_DIRECT reads" $PY -c "
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_DIRECT)
+buf = mmap.mmap(-1, 8192)
+assert os.preadv(fd, [buf], 4096) == 8192
+assert bytes(buf) == open(sys.argv[2], 'rb').read()[4096:12288]
+buf[:] = bytes(8192)
+assert os.pwritev(fd, [buf], 8192) == 8192
+" "$MNT/direct" "$WORK/r200k"
+check "... and writes" cmp <(head -c 8192 "$WORK/r200k"; head -c 8192 /dev/zero; tail -c +16385 "$WORK/r200k") "$MNT/direct"
+
 # what goes with it: mode, times, the user's xattrs; cp -p and cp -a
 chmod 640 "$WORK/icon"
 touch -d "2020-01-02 03:04:05" "$WORK/icon"
