@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -137,11 +138,28 @@ int name_aliases(const char *mname, char (*out)[300], int cap)
     return n;
 }
 
+/* Read-preferring (the default): a call that resolves two paths (a rename) holds it
+ * twice, and the writer only ever tries it. */
+static pthread_rwlock_t names_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 void loc_done(b2fs_loc *loc)
 {
     if (loc->dirfd >= 0)
         close(loc->dirfd);
     loc->dirfd = -1;
+    if (loc->held)
+        pthread_rwlock_unlock(&names_lock);
+    loc->held = 0;
+}
+
+int loc_try_hold_all(void)
+{
+    return pthread_rwlock_trywrlock(&names_lock) == 0 ? 0 : -EBUSY;
+}
+
+void loc_release_all(void)
+{
+    pthread_rwlock_unlock(&names_lock);
 }
 
 /* Opens the directory rel (components checked, joined by '/') under BACKING in one call:
@@ -231,10 +249,14 @@ int loc_resolve(const char *path, b2fs_loc *loc)
 {
     memset(loc, 0, sizeof *loc);
     loc->dirfd = -1;
+    pthread_rwlock_rdlock(&names_lock);
+    loc->held = 1;
     const char *last = NULL;
     int r = walk_parent(path, &loc->dirfd, &last);
-    if (r)
+    if (r) {
+        loc_done(loc);
         return r;
+    }
     if (*last == 0) { /* the root */
         strcpy(loc->name, ".");
         strcpy(loc->mname, ".");

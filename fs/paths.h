@@ -3,7 +3,10 @@
  * Owns: the naming rules (which suffix shows as what, the one format of temporary
  * names) and every lookup of a mount path in BACKING: all access is relative to
  * b2fs_cfg.rootfd, one component at a time with O_NOFOLLOW, so nothing outside BACKING
- * is reachable. Temporary names are never shown (fs/backing). No shared state. Calls:
+ * is reachable. Temporary names are never shown (fs/backing). Shared state: names_lock,
+ * a rwlock that each resolved path holds for reading until loc_done, so that what it
+ * names stays so while a call works on it; fs/convert's swap of a plain file for its
+ * frame takes it for writing (loc_try_hold_all). Calls:
  * fs/backing (temporary names), fs/dirnames (which names a directory lacks, so they are
  * not searched for), fs/options (rootfd), libc. */
 #ifndef B2FS_PATHS_H
@@ -23,6 +26,7 @@ typedef struct b2fs_loc {
     char name[300];
     char mname[256];        /* the last component as the mount shows it */
     struct stat st;         /* backing stat (valid unless kind == B2FS_NONE) */
+    int held;               /* names_lock held for reading (loc_done lets it go) */
 } b2fs_loc;
 
 /* Resolves path ("/a/b"). Returns 0 (also when the last component does not exist:
@@ -30,6 +34,10 @@ typedef struct b2fs_loc {
  * way, name too long). */
 int loc_resolve(const char *path, b2fs_loc *loc);
 void loc_done(b2fs_loc *loc);
+/* Takes names_lock for writing when no resolved path holds it (0), else -EBUSY: while
+ * it is held, no call through the mount is between resolving a path and loc_done. */
+int loc_try_hold_all(void);
+void loc_release_all(void);
 /* The backing path of loc for logs ("BACKING/dir/name"), malloc'ed, or NULL. */
 char *loc_backing_path(const char *path, const b2fs_loc *loc, const char *name);
 /* Kind of a backing name by suffix, and the name the mount shows it by (into shown, cap
