@@ -51,13 +51,12 @@ static pthread_cond_t claim_cond = PTHREAD_COND_INITIALIZER;
 static int running;                /* atomic: the thread is there to take notes */
 static pthread_t thread;
 
-static int before(const struct timespec *a, const struct timespec *b)
+int idle_before(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* CLOCK_MONOTONIC now plus ms milliseconds. */
-static void due_in(struct timespec *t, long ms)
+void idle_due_in(struct timespec *t, long ms)
 {
     clock_gettime(CLOCK_MONOTONIC, t);
     t->tv_sec += ms / 1000;
@@ -66,6 +65,19 @@ static void due_in(struct timespec *t, long ms)
         t->tv_sec++;
         t->tv_nsec -= 1000000000L;
     }
+}
+
+int idle_thread_start(pthread_t *t, pthread_cond_t *cond, void *(*run)(void *))
+{
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a) != 0)
+        return -ENOMEM;
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    int r = pthread_cond_init(cond, &a);
+    pthread_condattr_destroy(&a);
+    if (r != 0)
+        return -r;
+    return -pthread_create(t, NULL, run, NULL);
 }
 
 int idle_wanted(const b2fs_node *n)
@@ -83,7 +95,7 @@ static void enqueue_locked(b2fs_node *n, const struct timespec *due)
     queue = n;
     queued++;
     if (waiting == WAIT_ANY ||
-        (waiting == WAIT_UNTIL && (before(due, &wait_until) || queued > IDLE_QUEUE_MAX)))
+        (waiting == WAIT_UNTIL && (idle_before(due, &wait_until) || queued > IDLE_QUEUE_MAX)))
         pthread_cond_signal(&idle_cond);
 }
 
@@ -93,7 +105,7 @@ void idle_note(b2fs_node *n)
     if (!n->idle_queued && !stopping) {
         /* (a write since moves nothing here: the thread looks at n->written when due) */
         struct timespec due;
-        due_in(&due, 1000L * b2fs_cfg.compress_idle);
+        idle_due_in(&due, 1000L * b2fs_cfg.compress_idle);
         node_ref(n);
         enqueue_locked(n, &due);
     }
@@ -136,7 +148,7 @@ static long idle_wait_ms(const b2fs_node *n)
 {
     struct timespec now, last = n->written;
     struct stat st;
-    if (fstat(n->fd, &st) == 0 && before(&last, &st.st_mtim))
+    if (fstat(n->fd, &st) == 0 && idle_before(&last, &st.st_mtim))
         last = st.st_mtim;
     clock_gettime(CLOCK_REALTIME, &now);
     long long since = (long long)(now.tv_sec - last.tv_sec) * 1000 +
@@ -177,7 +189,7 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
     }
     long wait = force ? 0 : idle_wait_ms(n);
     if (wait > 0) {
-        due_in(again, wait);
+        idle_due_in(again, wait);
         return 1;
     }
     /* a new file of one chunk: the rule for a plain file (fs/plain; which also leaves out
@@ -200,7 +212,7 @@ static int compress_locked(b2fs_node *n, int force, int hurry, struct timespec *
         if (l == 1) {
             leased = n->fd;
         } else if (l == -EAGAIN && !force) {   /* open elsewhere now: looked at later */
-            due_in(again, 1000L * b2fs_cfg.compress_idle);
+            idle_due_in(again, 1000L * b2fs_cfg.compress_idle);
             return 1;
         } else {
             r = 1;
@@ -271,12 +283,12 @@ static void *run(void *arg)
         }
         b2fs_node **first = &queue;
         for (b2fs_node **pp = &queue; *pp; pp = &(*pp)->idle_next)
-            if (before(&(*pp)->idle_due, &(*first)->idle_due))
+            if (idle_before(&(*pp)->idle_due, &(*first)->idle_due))
                 first = pp;
         b2fs_node *n = *first;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!stopping && queued <= IDLE_QUEUE_MAX && before(&now, &n->idle_due)) {
+        if (!stopping && queued <= IDLE_QUEUE_MAX && idle_before(&now, &n->idle_due)) {
             waiting = WAIT_UNTIL;
             wait_until = n->idle_due;
             pthread_cond_timedwait(&idle_cond, &idle_lock, &n->idle_due);
@@ -302,7 +314,7 @@ static void *run(void *arg)
         if (!locked) {
             n->idle_tries++;
             struct timespec soon;
-            due_in(&soon, RETRY_MS);
+            idle_due_in(&soon, RETRY_MS);
             if (!n->idle_queued)
                 enqueue_locked(n, &soon);   /* with the reference it had */
             else
@@ -339,18 +351,10 @@ static void *run(void *arg)
 
 int idle_start(void)
 {
-    pthread_condattr_t a;
-    if (pthread_condattr_init(&a) != 0)
-        return -ENOMEM;
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    int r = pthread_cond_init(&idle_cond, &a);
-    pthread_condattr_destroy(&a);
-    if (r != 0)
-        return -r;
-    if ((r = pthread_create(&thread, NULL, run, NULL)) != 0)
-        return -r;
-    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
-    return 0;
+    int r = idle_thread_start(&thread, &idle_cond, run);
+    if (r == 0)
+        __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+    return r;
 }
 
 void idle_stop(void)

@@ -36,6 +36,9 @@
 #ifndef B2FS_IDLE_H
 #define B2FS_IDLE_H
 
+#include <pthread.h>
+#include <time.h>
+
 #include "fs/node.h"
 
 /* Starts the thread (at mount, when compress_idle is not 0). 0 or -errno. */
@@ -56,5 +59,13 @@ int idle_behind(void);
  * thread trying n->lock) is waited for first. Caller holds n->lock (write) and a reference
  * of its own. */
 void idle_forget(b2fs_node *n);
+
+/* The clock of work done once files are idle (here and in fs/convert): CLOCK_MONOTONIC. */
+/* Whether a is before b. */
+int idle_before(const struct timespec *a, const struct timespec *b);
+/* *t becomes now plus ms milliseconds. */
+void idle_due_in(struct timespec *t, long ms);
+/* Makes cond wait on that clock and starts *t running run. 0 or -errno. */
+int idle_thread_start(pthread_t *t, pthread_cond_t *cond, void *(*run)(void *));
 
 #endif
