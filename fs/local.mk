@@ -29,6 +29,7 @@ fs_libb2fs_a_SOURCES = \
 	fs/plain.h fs/plain.c \
 	fs/file.h fs/file.c \
 	fs/xattr.h fs/xattr.c \
+	fs/convert.h fs/convert.c \
 	fs/ops.h fs/ops.c \
 	fs/inode.h fs/inode.c \
 	fs/prefetch.h fs/prefetch.c \

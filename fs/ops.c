@@ -15,6 +15,7 @@
 #include "fs/backing.h"
 #include "fs/bcache.h"
 #include "fs/commit.h"
+#include "fs/convert.h"
 #include "fs/dirnames.h"
 #include "fs/errmap.h"
 #include "fs/file.h"
@@ -286,6 +287,8 @@ int ops_rename(const char *from, const char *to, unsigned int flags)
         drop_aliases(dst.dirfd, dst.mname, newname);
         if (src.kind == B2FS_FRAME)
             node_moved(src.st.st_dev, src.st.st_ino, dst.dirfd, newname);
+        else if (src.kind == B2FS_PLAIN)
+            convert_renamed(from, to, &src.st);
     }
     loc_done(&src);
     loc_done(&dst);
@@ -298,6 +301,13 @@ int ops_link(const char *from, const char *to)
     int r = resolve_existing(from, &src);
     if (r)
         return r;
+    if (src.kind == B2FS_PLAIN && S_ISREG(src.st.st_mode)) {
+        /* a new file still plain: a frame first, where it can be (fs/convert) */
+        loc_done(&src);
+        convert_before_link(src.st.st_dev, src.st.st_ino);
+        if ((r = resolve_existing(from, &src)))
+            return r;
+    }
     r = resolve_new(to, &dst);
     if (r) {
         loc_done(&src);
@@ -487,6 +497,8 @@ static int open_plain(const char *path, const b2fs_loc *loc, const char *name, i
         close(fd);
         return b2fs_fuse_result(sealed);
     }
+    if (!(flags & O_CREAT))
+        convert_note_open(path, fd);   /* (one left plain by a daemon that died) */
     handle *h = calloc(1, sizeof *h);
     if (!h) {
         close(fd);
@@ -549,6 +561,16 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
     if (name_is_temp(loc.mname)) {
         loc_done(&loc);
         return -EINVAL;
+    }
+    if (convert_wanted(loc.mname)) {
+        /* a plain file now, a frame once idle (fs/convert) */
+        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
+        loc_done(&loc);
+        if (r == 0) {
+            convert_note_new(path, fh_of(fi)->fd);
+            write_past_cache(fi);
+        }
+        return r;
     }
     b2fs_node *n;
     r = create_frame(&loc, path, mode, who, &n);
@@ -677,8 +699,12 @@ int ops_release(struct fuse_file_info *fi)
 int ops_fsync(struct fuse_file_info *fi, int datasync)
 {
     handle *h = fh_of(fi);
-    if (is_plain(h))
-        return (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? -errno : 0;
+    if (is_plain(h)) {
+        if ((datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0)
+            return -errno;
+        convert_synced(h->fd);
+        return 0;
+    }
     return b2fs_fuse_result(file_commit(h->node, 1));
 }
 
@@ -772,11 +798,17 @@ void ops_mount(struct fuse_conn_info *conn, node_rekey_fn rekeyed)
     if (r < 0)
         b2fs_log(LOG_WARNING, "no thread for compression when idle (%s): chunks are compressed "
                  "as written", strerror(-r));
+    /* (also without new_plain: files another mount left plain are made frames) */
+    r = b2fs_cfg.compress_idle > 0 && !b2fs_cfg.ro ? convert_start(rekeyed) : 0;
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "no thread to make new plain files frames (%s): new files are "
+                 "made frames at once", strerror(-r));
     b2fs_log(LOG_INFO, "mounted %s", b2fs_cfg.backing);
 }
 
 void ops_unmount(void)
 {
+    convert_stop();   /* new plain files waiting are made frames */
     push_stop();   /* its blocks hold nodes */
     idle_stop();   /* compresses what waits: its queue holds nodes too */
     commit_all();

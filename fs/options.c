@@ -41,6 +41,7 @@ static const struct fuse_opt b2fs_opts[] = {
     FUSE_OPT_KEY("checksums=", KEY_B2),
     FUSE_OPT_KEY("push_blocks=", KEY_B2),
     FUSE_OPT_KEY("plain_small=", KEY_B2),
+    FUSE_OPT_KEY("new_plain=", KEY_B2),
     FUSE_OPT_KEY("name_cache=", KEY_B2),
     FUSE_OPT_KEY("prefetch=", KEY_B2),
     FUSE_OPT_END,
@@ -95,6 +96,16 @@ static const char usage_text[] =
     "                       file NAME when closed, its checksum in the hidden attribute\n"
     "                       user.b2fs.xxh3 (checked when it is opened for reading, dropped\n"
     "                       by its first change); off: every new file is a frame (on)\n"
+    "    new_plain=on|off   on: a file created through the mount (but a .npy file) is\n"
+    "                       written as the plain file NAME, as a pass-through writes it,\n"
+    "                       and made the frame NAME.b2frame once it has had no change\n"
+    "                       for compress_idle seconds and nothing has it open (or at\n"
+    "                       unmount; after a daemon that died, once opened), keeping its\n"
+    "                       mode, owner, xattrs and times: copying many small files in\n"
+    "                       costs what it costs on BACKING itself. Until then it shows\n"
+    "                       only the codec parameters of user.blosc2.* (set on it, they\n"
+    "                       are its own), and a read beside a write may see part of it,\n"
+    "                       as on BACKING itself. Needs compress_idle (off)\n"
     "    name_cache=on|off  on: the names of recently used directories of BACKING are\n"
     "                       kept in memory, current by inotify, so a lookup of a name\n"
     "                       that does not exist searches the directory not at all, where\n"
@@ -255,6 +266,7 @@ static int set_option(b2fs_config *cfg, const char *arg)
     int *flag = !strcmp(name, "checksums") ? &cfg->checksums
               : !strcmp(name, "push_blocks") ? &cfg->push_blocks
               : !strcmp(name, "plain_small") ? &cfg->plain_small
+              : !strcmp(name, "new_plain") ? &cfg->new_plain
               : !strcmp(name, "name_cache") ? &cfg->name_cache
               : !strcmp(name, "prefetch") ? &cfg->prefetch : NULL;
     if (flag) {
@@ -365,6 +377,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->checksums = 1;
     cfg->push_blocks = 1;
     cfg->plain_small = 1;
+    cfg->new_plain = 0;
     cfg->name_cache = 1;
     cfg->prefetch = -1;   /* the default is set once BACKING is known */
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */

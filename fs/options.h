@@ -28,6 +28,8 @@ typedef struct b2fs_config {
     int compress_idle;        /* seconds without writes before a new file's chunks, stored
                                * as written, are compressed (fs/idle); 0: as written */
     int idle_clevel;          /* their level then: at least the file's clevel (0 stays 0) */
+    int new_plain;            /* a new file is written as a plain file and made a frame
+                               * once idle (fs/convert) */
     int ro;
     int foreground;
 } b2fs_config;

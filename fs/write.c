@@ -500,9 +500,7 @@ static int stored_chunk(b2_frame *f, int64_t c, int32_t chunksize, int32_t *len)
     return *len > 0 && *len <= chunksize;
 }
 
-/* The level of compression when idle: at least idle_clevel (a clevel of 0 stays), as no
- * writer waits for it. */
-static int idle_level(int clevel)
+int write_idle_level(int clevel)
 {
     return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
 }
@@ -545,7 +543,7 @@ int write_compress_small(b2fs_node *n, int may_leave, int plain_first)
     if (saves != B2_SAVES_NOTHING) {
         b2f_stat st;
         b2f_stat_get(n->frame, &st);
-        c = b2f_cctx_new_level(n->frame, idle_level(st.clevel),
+        c = b2f_cctx_new_level(n->frame, write_idle_level(st.clevel),
                                b2fs_cfg.params.cp.blocksize == 0, wpool_size());
         if (!c)
             return 0;   /* stays deferred */
@@ -565,7 +563,7 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
-    int level = idle_level(st.clevel);
+    int level = write_idle_level(st.clevel);
     /* as many chunks at once as there are workers, and one more queued behind them (without
      * the workers: one at a time, on this thread) */
     enum { MAX_AT_ONCE = 16 };

@@ -158,9 +158,9 @@ static void params_of_parent(const char *path, b2f_params *p)
     pthread_mutex_unlock(&last_dir.lock);
 }
 
-void b2fs_params_for_new(const char *path, b2f_params *p)
+/* The automatic block size of a new file, fixed. */
+static void fix_blocksize(b2f_params *p)
 {
-    params_of_parent(path, p);
     /* Programs read files on a mount at random: an automatic blocksize is fixed at
      * creation to the small variant (in the header, so C-Blosc2 appends alike). Split
      * blocks of 64 KiB instead of C-Blosc2's 128 KiB (zstd level 1, typesize 4): random
@@ -168,6 +168,19 @@ void b2fs_params_for_new(const char *path, b2f_params *p)
      * 1.02x; 32 KiB gave 0.73x and 0.87x (docs/BENCHMARKS.md, block size). */
     if (p->cp.blocksize == 0)
         p->cp.blocksize = b2_small_blocksize(&p->cp, p->chunksize);
+}
+
+void b2fs_params_for_new(const char *path, b2f_params *p)
+{
+    params_of_parent(path, p);
+    fix_blocksize(p);
+}
+
+void b2fs_params_for_new_plain(const char *path, int fd, b2f_params *p)
+{
+    params_of_parent(path, p);
+    apply_dir_defaults(fd, p);
+    fix_blocksize(p);
 }
 
 static int put_text(char *value, size_t size, const char *text, size_t len)
@@ -482,6 +495,8 @@ static int target_open(const char *path, target *t)
     t->isdir = S_ISDIR(t->loc.st.st_mode);
     if (S_ISREG(t->loc.st.st_mode) || t->isdir)
         t->fd = openat(t->loc.dirfd, t->loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (t->fd < 0 && errno == EWOULDBLOCK && S_ISREG(t->loc.st.st_mode))   /* a lease (fs/convert) */
+        t->fd = openat(t->loc.dirfd, t->loc.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     return 0;
 }
 
@@ -492,6 +507,13 @@ static void target_close(target *t)
     else if (t->fd >= 0)
         close(t->fd);
     loc_done(&t->loc);
+}
+
+/* Whether t is a new file still plain, to be made a frame (fs/convert): the codec
+ * parameters set on it are kept hidden for that, as a directory's defaults are. */
+static int pending_plain(const target *t)
+{
+    return !t->node && !t->isdir && t->fd >= 0 && backing_stored_marked(t->fd);
 }
 
 /* The backing fd for pass-through attributes; a frame's under its node's read lock (held
@@ -584,10 +606,13 @@ static int getxattr_of(const char *path, const char *name, char *value, size_t s
                 write_flush(t.node);
             r = frame_get(t.node, key, value, size);
             pthread_rwlock_unlock(&t.node->lock);
-        } else if (t.isdir && is_param(key)) {
+        } else if ((t.isdir || pending_plain(&t)) && is_param(key)) {
             b2f_params p;
             char text[64];
-            params_along(path, 0, &p);
+            if (t.isdir)
+                params_along(path, 0, &p);
+            else
+                b2fs_params_for_new_plain(path, t.fd, &p);
             b2fs_param_text(&p, key, text, sizeof text);
             r = put_text(value, size, text, strlen(text));
         } else {
@@ -633,7 +658,7 @@ static int setxattr_of(const char *path, const char *name, const char *value, si
             pthread_rwlock_wrlock(&t.node->lock);
             r = frame_set(t.node, key, value, size);
             pthread_rwlock_unlock(&t.node->lock);
-        } else if (t.isdir && is_param(key) && t.fd >= 0) {
+        } else if ((t.isdir || pending_plain(&t)) && is_param(key) && t.fd >= 0) {
             r = set_dir_default(t.fd, key, value, size);
         } else {
             r = t.isdir || t.node ? -EPERM : -ENOTSUP;
@@ -699,7 +724,7 @@ static int removexattr_of(const char *path, const char *name)
                 r = commit_node(t.node, 0);
             }
             pthread_rwlock_unlock(&t.node->lock);
-        } else if (t.isdir && is_param(key) && t.fd >= 0) {
+        } else if ((t.isdir || pending_plain(&t)) && is_param(key) && t.fd >= 0) {
             char hidden[64];
             snprintf(hidden, sizeof hidden, B2FS_OWN_PREFIX "%s", key);
             r = fremovexattr(t.fd, hidden) < 0 ? -errno : 0;

@@ -4,7 +4,9 @@
  * array frame; read/write: codec, clevel, filters, typesize, chunksize,
  * vlmeta.NAME). On a directory the five codec
  * parameters are the defaults for new files below it, kept in user.b2fs.* attributes of
- * the backing directory (hidden in the mount). Other user.* attributes are passed to the
+ * the backing directory (hidden in the mount); so are they on a new file still plain, to
+ * be made a frame (fs/convert), which shows them (or the defaults it will get) until
+ * then. Other user.* attributes are passed to the
  * backing file; other namespaces are not supported (ENOTSUP).
  *
  * Owns: the directory defaults found for the last new file's directory (guarded by their
@@ -28,6 +30,9 @@ int b2fs_removexattr(const char *path, const char *name);
 /* Parameters for a new file created at path (mount defaults with the directory defaults
  * of every ancestor applied, and the automatic block size fixed). */
 void b2fs_params_for_new(const char *path, b2f_params *p);
+/* The same for a new file still plain at path, open as fd, with the parameters set on it
+ * (kept hidden on it, as a directory's: fs/convert) applied last. */
+void b2fs_params_for_new_plain(const char *path, int fd, b2f_params *p);
 /* A directory's defaults changed, or a name moved (rename, rmdir): the defaults found for
  * a directory are looked up again. */
 void b2fs_params_moved(void);

@@ -48,6 +48,7 @@ FS_MOUNT_TESTS = \
 	tests/fs/mount_push.sh \
 	tests/fs/mount_idle.sh \
 	tests/fs/mount_plain.sh \
+	tests/fs/mount_newplain.sh \
 	tests/fs/mount_locks.sh \
 	tests/fs/mount_paths.sh \
 	tests/fs/mount_dirnames.sh \

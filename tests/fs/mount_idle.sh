@@ -21,16 +21,6 @@ dead() { "$B2FRAME" info "$1" | sed -n 's/^dead_bytes: //p'; }
 size() { stat -c %s "$1"; }
 under_1m5() { [ "$(size "$1")" -lt $((1048576 + 1048576 / 2)) ]; }
 frames_ok() { for f; do frame_ok "$f" || return 1; done; }
-# waits up to $1 tenths of a second until the command after it succeeds
-wait_until() {
-    local tenths=$1 i
-    shift
-    for i in $(seq 1 "$tenths"); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 none_stored() { not grep -q stored <(for f; do get chunkfilters "$f"; done); }
 # waits up to $1 tenths of a second until no chunk of the files named after it is stored
 wait_compressed() { wait_until "$1" none_stored "${@:2}"; }

@@ -188,6 +188,17 @@ reached_held() {
     [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ] && kill -0 "$4"
 }
 
+# wait_until TENTHS CMD...: waits up to TENTHS tenths of a second until CMD succeeds
+wait_until() {
+    local tenths=$1 i
+    shift
+    for i in $(seq 1 "$tenths"); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # for check: not CMD... passes when CMD fails; refused RC OUTPUT PATTERN passes when the
 # command failed and its output matches PATTERN
 not() { ! "$@"; }
