@@ -510,6 +510,16 @@ static int convert_entry(const pending *e, int force, off_t max, struct timespec
     return r == 1;
 }
 
+int convert_waiting(dev_t dev, ino_t ino)
+{
+    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return 0;
+    pthread_mutex_lock(&queue_lock);
+    int found = find_locked(dev, ino) != NULL;
+    pthread_mutex_unlock(&queue_lock);
+    return found;
+}
+
 void convert_before_link(dev_t dev, ino_t ino)
 {
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))

@@ -58,6 +58,8 @@ void convert_synced(int fd);
 /* A rename through the mount of what st (backing) was: the file at from, or (a
  * directory) every file below it, follows to to. */
 void convert_renamed(const char *from, const char *to, const struct stat *st);
+/* Whether the plain file (dev, ino) waits here to be made a frame. */
+int convert_waiting(dev_t dev, ino_t ino);
 /* Before link(2) of a plain file (dev, ino) waiting here: made a frame now when it holds
  * at most CONVERT_NOW_MAX bytes and nothing else has it open; else it stays plain. Caller
  * holds no resolved path (fs/paths). */

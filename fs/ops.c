@@ -301,7 +301,8 @@ int ops_link(const char *from, const char *to)
     int r = resolve_existing(from, &src);
     if (r)
         return r;
-    if (src.kind == B2FS_PLAIN && S_ISREG(src.st.st_mode)) {
+    if (src.kind == B2FS_PLAIN && S_ISREG(src.st.st_mode) &&
+        convert_waiting(src.st.st_dev, src.st.st_ino)) {
         /* a new file still plain: a frame first, where it can be (fs/convert) */
         loc_done(&src);
         convert_before_link(src.st.st_dev, src.st.st_ino);
