@@ -19,7 +19,8 @@
 
 /* Opens the frame file name in dirfd (never through a symlink) with flags, without
  * updating its access time: b2fs's own reads of a frame (opening it, re-reading it after
- * another mount's commit) must not move the atime a program set. Falls back to a plain
+ * another mount's commit) or of a plain file it makes a frame (fs/convert) must not move
+ * the atime a program set. Falls back to a plain
  * open where O_NOATIME is not allowed (a file the daemon does not own). fd or -errno. */
 int backing_open_frame(int dirfd, const char *name, int flags);
 /* Asks the kernel to read the file name in dirfd ahead, without waiting: the whole of a

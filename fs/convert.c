@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "fs/log.h"
 #include "fs/options.h"
 #include "fs/paths.h"
+#include "fs/plain.h"
 #include "fs/write.h"
 #include "fs/xattr.h"
 
@@ -232,13 +232,10 @@ void convert_renamed(const char *from, const char *to, const struct stat *st)
  * of at most one chunk its frame does not make smaller). buf holds its len bytes. */
 static void keep_plain(int fd, const char *bpath, const void *buf, size_t len)
 {
-    if (b2fs_cfg.checksums) {
-        char sum[B2F_PLAIN_SUM_LEN + 1];
-        b2f_plain_sum(buf, len, sum);
-        if (fsetxattr(fd, B2F_PLAIN_SUM_XATTR, sum, B2F_PLAIN_SUM_LEN, 0) < 0)
-            b2fs_log(LOG_WARNING, "%s: kept as a plain file without its checksum: %s", bpath,
-                     strerror(errno));
-    }
+    int r = plain_seal(fd, buf, len);
+    if (r < 0)
+        b2fs_log(LOG_WARNING, "%s: kept as a plain file without its checksum: %s", bpath,
+                 strerror(-r));
     backing_mark_stored(fd, 0);
 }
 
@@ -252,7 +249,6 @@ typedef struct job {
     int leased;               /* fd holds a write lease */
     struct stat st;           /* fd's, when the conversion began */
     int durable;
-    int choose;               /* CHOSEN_FILTERS, CHOSEN_TYPESIZE (fs/backing) or 0 */
     int nfd;                  /* the new frame's file (owned), or -1 */
     int scratch;              /* or the file in memory it is first made in (owned), or -1 */
     char tmp[64];             /* its temporary name, when not made without one */
@@ -278,12 +274,8 @@ static int fill(job *j, const b2f_params *p)
     uint8_t *buf = malloc(chunk);
     if (!buf)
         return -ENOMEM;
-    b2f_stat fs;
-    b2f_stat_get(j->f, &fs);
-    int level = write_idle_level(fs.clevel), one = size <= chunk;
-    /* as fs/write compresses a file of one chunk when idle: blocks of the automatic size
-     * for the level, unless the mount sets them */
-    b2_cctx *cctx = b2f_cctx_new_level(j->f, level, one && b2fs_cfg.params.cp.blocksize == 0, 1);
+    int one = size <= chunk;
+    b2_cctx *cctx = write_idle_cctx(j->f, one, 1);
     int r = cctx ? 0 : B2E_NOMEM;
     size_t staged = 0;
     char err[256] = "";
@@ -301,9 +293,8 @@ static int fill(job *j, const b2f_params *p)
             break;
         int64_t c = (int64_t)(off / chunk);
         if (c == 0 && (r = b2f_pick_typesize(j->f, cctx, buf, want)) > 0) {
-            b2_cctx_free(cctx);
-            b2f_stat_get(j->f, &fs);
-            cctx = b2f_cctx_new_level(j->f, level, one && b2fs_cfg.params.cp.blocksize == 0, 1);
+            b2_cctx_free(cctx);   /* (made for the typesize before) */
+            cctx = write_idle_cctx(j->f, one, 1);
             r = cctx ? 0 : B2E_NOMEM;
         }
         if (r == 0)
@@ -326,7 +317,7 @@ static int fill(job *j, const b2f_params *p)
     if (r < 0 && err[0])
         b2fs_log(LOG_WARNING, "%s: making its frame: %s", j->bpath, err);
     struct stat nst;
-    if (r == 0 && one && b2fs_cfg.plain_small && fs.clevel > 0 && fstat(j->nfd, &nst) == 0 &&
+    if (r == 0 && one && b2fs_cfg.plain_small && p->cp.clevel > 0 && fstat(j->nfd, &nst) == 0 &&
         nst.st_size >= j->st.st_size && unchanged(j)) {
         keep_plain(j->fd, j->bpath, buf, (size_t)size);
         r = 1;
@@ -338,12 +329,12 @@ static int fill(job *j, const b2f_params *p)
 
 /* Gives the new frame the plain file's owner, xattrs (but b2fs's own: the mark, the
  * parameters set on it), mode and times, and the mark of filters chosen. */
-static int give_attrs(job *j)
+static int give_attrs(job *j, const b2f_params *p)
 {
     int r = backing_copy_attrs(j->fd, j->nfd, j->st.st_uid, j->st.st_gid);
     backing_drop_own_attrs(j->nfd);
-    if (j->choose)
-        backing_mark_choose(j->nfd, 1, j->choose & CHOSEN_TYPESIZE);
+    if (p->cp.choose)
+        backing_mark_choose(j->nfd, 1, p->cp.choose_typesize);
     if (r == 0 && fchmod(j->nfd, j->st.st_mode & 07777) < 0)
         r = -errno;
     const struct timespec times[2] = {j->st.st_atim, j->st.st_mtim};
@@ -406,9 +397,7 @@ static int swap(job *j, ino_t *ino)
  * tried again later, or a negative code (logged; it stays plain). */
 static int convert(job *j, int force, int synced)
 {
-    j->fd = openat(j->dirfd, j->name, O_RDONLY | O_NOATIME | O_NOFOLLOW | O_CLOEXEC);
-    if (j->fd < 0 && errno == EPERM)
-        j->fd = openat(j->dirfd, j->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    j->fd = backing_open_frame(j->dirfd, j->name, O_RDONLY);
     if (j->fd < 0)
         return 0;   /* (gone meanwhile) */
     int r = backing_lease(j->fd, 1);
@@ -426,7 +415,6 @@ static int convert(job *j, int force, int synced)
     j->durable = synced || ms_since(&j->st.st_mtim) >= 1000L * B2FS_FRESH_WITHIN_S;
     b2f_params p;
     b2fs_params_for_new_plain(j->path, j->fd, &p);
-    j->choose = p.cp.choose ? CHOSEN_FILTERS | (p.cp.choose_typesize ? CHOSEN_TYPESIZE : 0) : 0;
     if ((uint64_t)j->st.st_size > b2f_max_nbytes(p.chunksize)) {
         backing_mark_stored(j->fd, 0);
         return 0;
@@ -448,7 +436,7 @@ static int convert(job *j, int force, int synced)
     }
     r = fill(j, &p);
     if (r == 0)
-        r = give_attrs(j);
+        r = give_attrs(j, &p);
     ino_t ino = 0;
     if (r == 0 && (r = swap(j, &ino)) == 0 && rekey_hook)
         rekey_hook(j->st.st_dev, j->st.st_ino, ino);

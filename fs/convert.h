@@ -10,7 +10,7 @@
  * frame it would have been: with a write lease on the plain file (nothing else has it
  * open; an open or truncate by anyone waits, and the thread stops and tries again later),
  * its contents are compressed, chunk by chunk, at the idle level (fs/write:
- * write_idle_level) with the parameters a new file there gets (fs/xattr), into a new
+ * write_idle_cctx) with the parameters a new file there gets (fs/xattr), into a new
  * file made without a name (fs/backing), which is given the plain file's mode, owner,
  * xattrs and times, and linked as NAME.b2frame; then the plain NAME is unlinked. The
  * mount shows NAME.b2frame before NAME, so the name never shows nothing, and the two
@@ -30,7 +30,8 @@
  * Owns: the queue of such files (mount path, backing device and inode, whether fsynced)
  * and its thread. queue_lock guards the queue and is never held while anything else is
  * taken or waited for. Calls: fs/xattr (the parameters of a new file), fs/idle (its
- * clock), fs/write (the idle level), fs/paths, fs/backing, fs/options, fs/log, frame/. */
+ * clock), fs/write (the idle level), fs/plain (the checksum of a file that stays plain),
+ * fs/paths, fs/backing, fs/options, fs/log, frame/. */
 #ifndef B2FS_CONVERT_H
 #define B2FS_CONVERT_H
 

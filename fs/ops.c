@@ -498,8 +498,10 @@ static int open_plain(const char *path, const b2fs_loc *loc, const char *name, i
         close(fd);
         return b2fs_fuse_result(sealed);
     }
-    if (!(flags & O_CREAT))
-        convert_note_open(path, fd);   /* (one left plain by a daemon that died) */
+    /* one left plain by a daemon that died (a file with a checksum has no mark: one that
+     * stays plain gets its checksum as it loses the mark) */
+    if (!(flags & O_CREAT) && !sealed)
+        convert_note_open(path, fd);
     handle *h = calloc(1, sizeof *h);
     if (!h) {
         close(fd);

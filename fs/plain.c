@@ -114,13 +114,7 @@ int plain_store(b2fs_node *n, int uncommitted, int *out)
     }
     /* the frame's own attributes go; mode, owner and the user's xattrs are the file's */
     backing_drop_own_attrs(n->fd);
-    r = 0;
-    if (b2fs_cfg.checksums) {
-        char sum[B2F_PLAIN_SUM_LEN + 1];
-        b2f_plain_sum(buf, len, sum);
-        if (fsetxattr(n->fd, B2F_PLAIN_SUM_XATTR, sum, B2F_PLAIN_SUM_LEN, 0) < 0)
-            r = -errno;
-    }
+    r = plain_seal(n->fd, buf, len);
     let_go(n, uncommitted, owned);
     /* the frame's times, which its commit set; uncommitted, the contents were written
      * just now, and only times a program set (cp -p) are given */
@@ -142,6 +136,15 @@ int plain_store(b2fs_node *n, int uncommitted, int *out)
     }
     *out = fd;
     return 1;
+}
+
+int plain_seal(int fd, const void *buf, size_t len)
+{
+    if (!b2fs_cfg.checksums)
+        return 0;
+    char sum[B2F_PLAIN_SUM_LEN + 1];
+    b2f_plain_sum(buf, len, sum);
+    return fsetxattr(fd, B2F_PLAIN_SUM_XATTR, sum, B2F_PLAIN_SUM_LEN, 0) < 0 ? -errno : 0;
 }
 
 int plain_check(int fd)

@@ -20,6 +20,8 @@
 #ifndef B2FS_PLAIN_H
 #define B2FS_PLAIN_H
 
+#include <stddef.h>
+
 #include "fs/node.h"
 
 /* Stores n's contents as a plain file in place of its frame when the rule says so: the
@@ -32,6 +34,9 @@
  * stays a frame unless n->plain is set (the swap failed half way, B2F_EDAMAGED, or no
  * descriptor was left for the handle). */
 int plain_store(b2fs_node *n, int uncommitted, int *fd);
+/* Gives the plain file open as fd the checksum of its contents, buf's len bytes (with
+ * checksums=off: nothing). 0 or -errno. */
+int plain_seal(int fd, const void *buf, size_t len);
 /* Checks the plain file open (readable) as fd against its checksum, if it has one: 1 when
  * it has one and matches (with checksums=off: when it has one), 0 when it has none,
  * B2F_EDAMAGED when it does not match, or a negative code. */

@@ -500,9 +500,21 @@ static int stored_chunk(b2_frame *f, int64_t c, int32_t chunksize, int32_t *len)
     return *len > 0 && *len <= chunksize;
 }
 
-int write_idle_level(int clevel)
+/* The level of compression when idle: at least idle_clevel (a clevel of 0 stays), as no
+ * writer waits for it. */
+static int idle_level(int clevel)
 {
     return clevel > 0 && clevel < b2fs_cfg.idle_clevel ? b2fs_cfg.idle_clevel : clevel;
+}
+
+b2_cctx *write_idle_cctx(b2_frame *f, int one_chunk, int nthreads)
+{
+    b2f_stat st;
+    b2f_stat_get(f, &st);
+    /* a file of one chunk is mostly read whole: blocks of the automatic size for the level
+     * (unless the mount sets one), as they compress better */
+    return b2f_cctx_new_level(f, idle_level(st.clevel),
+                              one_chunk && b2fs_cfg.params.cp.blocksize == 0, nthreads);
 }
 
 /* What a new file of one chunk must be found to save (LZ4 on a sample) to be left for
@@ -535,16 +547,11 @@ int write_compress_small(b2fs_node *n, int may_leave, int plain_first)
         n->small_new = 1;
         return WRITE_SMALL_PLAIN;
     }
-    /* a file this small is mostly read whole: blocks of the automatic size for the level
-     * (unless the mount sets one), as they compress better; the closer waits for this, so
-     * a file of several blocks has them compressed on as many threads as there are workers
-     * (the codec starts none for a file of one block) */
+    /* the closer waits for this, so a file of several blocks has them compressed on as
+     * many threads as there are workers (the codec starts none for a file of one block) */
     b2_cctx *c = NULL;   /* none: stored, as n->defer says while flush_one runs */
     if (saves != B2_SAVES_NOTHING) {
-        b2f_stat st;
-        b2f_stat_get(n->frame, &st);
-        c = b2f_cctx_new_level(n->frame, write_idle_level(st.clevel),
-                               b2fs_cfg.params.cp.blocksize == 0, wpool_size());
+        c = write_idle_cctx(n->frame, 1, wpool_size());
         if (!c)
             return 0;   /* stays deferred */
         n->defer = 0;
@@ -563,7 +570,6 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
     b2_frame *f = n->frame;
     b2f_stat st;
     b2f_stat_get(f, &st);
-    int level = write_idle_level(st.clevel);
     /* as many chunks at once as there are workers, and one more queued behind them (without
      * the workers: one at a time, on this thread) */
     enum { MAX_AT_ONCE = 16 };
@@ -588,12 +594,10 @@ int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_wor
             memset(x, 0, sizeof *x);
             x->raw = malloc((size_t)len);
             /* a file of one chunk as write_compress_small would have compressed it */
+            int one = st.nchunks == 1;
             x->cctx = ctx[k] ? ctx[k]
-                             : (ctx[k] = st.nchunks == 1
-                                             ? b2f_cctx_new_level(
-                                                   f, level, b2fs_cfg.params.cp.blocksize == 0,
-                                                   on_workers ? wpool_size() : 1)
-                                             : b2f_cctx_new_level(f, level, 0, 1));
+                             : (ctx[k] = write_idle_cctx(f, one,
+                                                         one && on_workers ? wpool_size() : 1));
             if (!x->raw || !x->cctx) {
                 free(x->raw);
                 r = -ENOMEM;

@@ -47,9 +47,11 @@ int write_throttle(b2fs_node *n);
  * committed. On the workers, or (not on_workers) on the caller's thread alone. 0 or a
  * negative code. */
 int write_compress_stored(b2fs_node *n, int64_t *next, size_t budget, int on_workers);
-/* The level of compression when idle, for a file of clevel: at least idle_clevel (a
- * clevel of 0 stays), as no writer waits for it. */
-int write_idle_level(int clevel);
+/* A context for compression when idle of f's chunks (caller frees): at least
+ * idle_clevel (a clevel of 0 stays), as no writer waits for it; for a file of one chunk
+ * (one_chunk) blocks of the automatic size for that level unless the mount sets them;
+ * each chunk's blocks on nthreads threads. */
+b2_cctx *write_idle_cctx(b2_frame *f, int one_chunk, int nthreads);
 /* A file deferring its compression that is closed holding one chunk, none of it handed
  * to the frame yet (a new small file, not a .npy file, which becomes an array at its
  * close). With may_leave, a chunk found to compress well (a trial on a sample) is left
