@@ -165,16 +165,13 @@ static void enqueue(const char *path, dev_t dev, ino_t ino)
     pthread_mutex_unlock(&queue_lock);
 }
 
-void convert_note_new(const char *path, int fd)
+void convert_note_new(const char *path, int fd, const struct stat *st)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return;
     int r = backing_mark_stored(fd, 1);
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: cannot mark the new plain file to be made a frame: %s",
                  path, strerror(-r));
-    enqueue(path, st.st_dev, st.st_ino);
+    enqueue(path, st->st_dev, st->st_ino);
 }
 
 void convert_note_open(const char *path, int fd)
@@ -395,14 +392,18 @@ static int swap(job *j, ino_t *ino)
 
 /* Makes the plain file of j a frame. 0 (done, or it stays plain), 1 when it is to be
  * tried again later, or a negative code (logged; it stays plain). */
-static int convert(job *j, int force, int synced)
+/* How a file is taken: once idle; now (skipping the wait, but later again when something
+ * has it open); at unmount (now or never). */
+enum when { WHEN_IDLE, WHEN_NOW, WHEN_LAST };
+
+static int convert(job *j, enum when when, int synced)
 {
     j->fd = backing_open_frame(j->dirfd, j->name, O_RDONLY);
     if (j->fd < 0)
         return 0;   /* (gone meanwhile) */
     int r = backing_lease(j->fd, 1);
     if (r == -EAGAIN)
-        return force ? 0 : 1;   /* open elsewhere */
+        return when == WHEN_LAST ? 0 : 1;   /* open elsewhere */
     j->leased = r == 0;   /* (no leases there: the checks before the swap stand alone) */
     if (fstat(j->fd, &j->st) < 0 || !S_ISREG(j->st.st_mode))
         return 0;
@@ -440,7 +441,7 @@ static int convert(job *j, int force, int synced)
     ino_t ino = 0;
     if (r == 0 && (r = swap(j, &ino)) == 0 && rekey_hook)
         rekey_hook(j->st.st_dev, j->st.st_ino, ino);
-    return r == 1 ? 0 : r == 2 ? (force ? 0 : 1) : r;
+    return r == 1 ? 0 : r == 2 ? (when == WHEN_LAST ? 0 : 1) : r;
 }
 
 static void job_done(job *j)
@@ -464,18 +465,21 @@ static void job_done(job *j)
     free(j->bpath);
 }
 
-/* The plain file of e, made a frame unless it was changed within compress_idle seconds
- * (unless force) or holds more than max bytes. 0 when done with e, 1 with *again when it
- * is to be looked at then. */
-static int convert_entry(const pending *e, int force, off_t max, struct timespec *again)
+/* The plain file of e, made a frame unless (WHEN_IDLE) it was changed within
+ * compress_idle seconds or (WHEN_NOW) holds more than CONVERT_NOW_MAX bytes. 0 when done
+ * with e, 1 with *again when it is to be looked at then. */
+static int convert_entry(const pending *e, enum when when, struct timespec *again)
 {
     job j = {.path = e->path, .dirfd = -1, .fd = -1, .nfd = -1, .scratch = -1};
     b2fs_loc loc;
     if (loc_resolve(e->path, &loc) < 0)
         return 0;
     int mine = loc.kind == B2FS_PLAIN && loc.st.st_dev == e->dev && loc.st.st_ino == e->ino &&
-               S_ISREG(loc.st.st_mode) && loc.st.st_size <= max;
-    long wait = mine && !force ? 1000L * b2fs_cfg.compress_idle - ms_since(&loc.st.st_mtim) : 0;
+               S_ISREG(loc.st.st_mode);
+    long wait = !mine ? 0
+              : when == WHEN_IDLE ? 1000L * b2fs_cfg.compress_idle - ms_since(&loc.st.st_mtim)
+              : when == WHEN_NOW && loc.st.st_size > CONVERT_NOW_MAX ? 1000L * b2fs_cfg.compress_idle
+              : 0;
     if (mine && wait <= 0) {
         j.dirfd = fcntl(loc.dirfd, F_DUPFD_CLOEXEC, 0);
         snprintf(j.name, sizeof j.name, "%s", loc.name);
@@ -483,12 +487,12 @@ static int convert_entry(const pending *e, int force, off_t max, struct timespec
     }
     loc_done(&loc);
     if (!mine)
-        return 0;   /* renamed or replaced behind the mount's back, gone, or too big */
+        return 0;   /* renamed or replaced behind the mount's back, or gone */
     if (wait > 0) {
         idle_due_in(again, wait);
         return 1;
     }
-    int r = j.dirfd < 0 ? -errno : convert(&j, force, e->synced);
+    int r = j.dirfd < 0 ? -errno : convert(&j, when, e->synced);
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: cannot make it a frame (%s): it stays a plain file",
                  j.bpath ? j.bpath : e->path, b2f_strerror(r));
@@ -508,20 +512,53 @@ int convert_waiting(dev_t dev, ino_t ino)
     return found;
 }
 
-void convert_before_link(dev_t dev, ino_t ino)
+int convert_fits(int fd, uint64_t end)
+{
+    /* (no frame indexes less than this: only a size past it is looked at) */
+    if (end <= b2f_max_nbytes(B2FS_CHUNKSIZE_MIN) || !__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return 0;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return 0;
+    pthread_mutex_lock(&queue_lock);
+    pending *e = find_locked(st.st_dev, st.st_ino);
+    char *path = e ? strdup(e->path) : NULL;
+    pthread_mutex_unlock(&queue_lock);
+    if (!path)
+        return 0;
+    b2f_params p;
+    b2fs_params_for_new_plain(path, fd, &p);
+    free(path);
+    return end > b2f_max_nbytes(p.chunksize) ? -EFBIG : 0;
+}
+
+/* Takes e, out of the queue: made a frame, or queued again when it is to be looked at
+ * later. Caller holds queue_lock, which is let go meanwhile. */
+static void take_locked(pending *e, enum when when)
+{
+    pthread_mutex_unlock(&queue_lock);
+    struct timespec again;
+    int later = convert_entry(e, when, &again);
+    pthread_mutex_lock(&queue_lock);
+    if (later && !stopping && !find_locked(e->dev, e->ino)) {
+        e->due = again;
+        insert_locked(e);
+    } else {
+        drop(e);
+    }
+}
+
+void convert_now(dev_t dev, ino_t ino)
 {
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
         return;
     pthread_mutex_lock(&queue_lock);
     pending *e = find_locked(dev, ino);
-    if (e)
-        remove_locked(e);
-    pthread_mutex_unlock(&queue_lock);
     if (e) {
-        struct timespec again;
-        convert_entry(e, 1, CONVERT_NOW_MAX, &again);
-        drop(e);
+        remove_locked(e);
+        take_locked(e, stopping ? WHEN_LAST : WHEN_NOW);
     }
+    pthread_mutex_unlock(&queue_lock);
 }
 
 static void *run(void *arg)
@@ -544,17 +581,7 @@ static void *run(void *arg)
             continue;
         }
         remove_locked(e);
-        int force = stopping;
-        pthread_mutex_unlock(&queue_lock);
-        struct timespec again;
-        int later = convert_entry(e, force, (off_t)INT64_MAX, &again);
-        pthread_mutex_lock(&queue_lock);
-        if (later && !stopping && !find_locked(e->dev, e->ino)) {
-            e->due = again;
-            insert_locked(e);
-        } else {
-            drop(e);
-        }
+        take_locked(e, stopping ? WHEN_LAST : WHEN_IDLE);
     }
     pthread_mutex_unlock(&queue_lock);
     return NULL;
@@ -580,11 +607,7 @@ void convert_stop(void)
      * does on the workers at unmount */
     for (pending *e; (e = head);) {
         remove_locked(e);
-        pthread_mutex_unlock(&queue_lock);
-        struct timespec again;
-        convert_entry(e, 1, (off_t)INT64_MAX, &again);
-        drop(e);
-        pthread_mutex_lock(&queue_lock);
+        take_locked(e, WHEN_LAST);
     }
     pthread_mutex_unlock(&queue_lock);
     pthread_join(thread, NULL);

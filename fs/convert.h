@@ -22,7 +22,9 @@
  * before the link and the directory after the unlink: a crash leaves one or the other.
  *
  * A file with hard links stays plain, but link(2) through the mount makes a file of at
- * most CONVERT_NOW_MAX bytes a frame first (convert_before_link). A file renamed through
+ * most CONVERT_NOW_MAX bytes a frame first, and so does a read of its user.blosc2.*
+ * attributes (convert_now), which describe its frame. Until then a size its frame could
+ * not index is refused (convert_fits), as a frame refuses it. A file renamed through
  * the mount is followed (convert_renamed); one renamed or replaced in BACKING behind the
  * mount's back, or whose daemon died first, keeps its mark and is queued again when it
  * is next opened through a mount.
@@ -35,6 +37,7 @@
 #ifndef B2FS_CONVERT_H
 #define B2FS_CONVERT_H
 
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -49,8 +52,8 @@ void convert_stop(void);
 /* Whether a new file shown as mname is to be made plain now and a frame once idle
  * (new_plain on, the thread running, not too many waiting). */
 int convert_wanted(const char *mname);
-/* The plain file fd was just created for path: marked, and queued. */
-void convert_note_new(const char *path, int fd);
+/* The plain file fd (st) was just created for path: marked, and queued. */
+void convert_note_new(const char *path, int fd, const struct stat *st);
 /* A plain file open as fd through the mount for path: queued again when it carries the
  * mark (a daemon that died, a rename behind the mount's back). */
 void convert_note_open(const char *path, int fd);
@@ -59,12 +62,15 @@ void convert_synced(int fd);
 /* A rename through the mount of what st (backing) was: the file at from, or (a
  * directory) every file below it, follows to to. */
 void convert_renamed(const char *from, const char *to, const struct stat *st);
+/* Whether the plain file open as fd may take the size end: -EFBIG when it waits here to
+ * be made a frame and its frame could not index it (as a frame refuses it), else 0. */
+int convert_fits(int fd, uint64_t end);
 /* Whether the plain file (dev, ino) waits here to be made a frame. */
 int convert_waiting(dev_t dev, ino_t ino);
-/* Before link(2) of a plain file (dev, ino) waiting here: made a frame now when it holds
- * at most CONVERT_NOW_MAX bytes and nothing else has it open; else it stays plain. Caller
- * holds no resolved path (fs/paths). */
+/* The plain file (dev, ino) waiting here, made a frame now (before link(2), or a read of
+ * its user.blosc2.* attributes) when it holds at most CONVERT_NOW_MAX bytes and nothing
+ * else has it open; else it waits as before. Caller holds no resolved path (fs/paths). */
 #define CONVERT_NOW_MAX ((off_t)16 << 20)
-void convert_before_link(dev_t dev, ino_t ino);
+void convert_now(dev_t dev, ino_t ino);
 
 #endif

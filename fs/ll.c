@@ -712,6 +712,8 @@ static void read_xattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t 
     int r = inode_path(ino, NULL, &path);
     if (!r && size && !(buf = malloc(size)))
         r = -ENOMEM;
+    if (!r && name && b2fs_xattr_of_frame(name))
+        ops_frame_now(path);   /* (a new file still plain: its frame first) */
     if (!r)
         r = name ? b2fs_getxattr(path, name, buf, size) : b2fs_listxattr(path, buf, size);
     free(path);

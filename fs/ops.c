@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -34,6 +36,7 @@ typedef struct handle {
     int kind;          /* atomic: B2FS_PLAIN: fd; else node. A frame's handle becomes a
                         * plain file's at its writer's close (fs/plain): fd is set first */
     int fd;            /* or -1 */
+    pthread_rwlock_t *io_lock; /* a plain file's reads and writes (fs/plain): set with fd */
     b2fs_node *node;   /* or NULL; kept while the handle lives once it is a plain file's */
     int sealed;        /* atomic: a plain file with its checksum: a change drops it */
     int append;        /* opened with O_APPEND: a frame's writes go to its end */
@@ -51,6 +54,16 @@ static handle *fh_of(struct fuse_file_info *fi)
 static int is_plain(const handle *h)
 {
     return __atomic_load_n(&h->kind, __ATOMIC_ACQUIRE) == B2FS_PLAIN;
+}
+
+/* h becomes a plain file's handle for fd (before its kind says so). */
+static int set_plain_fd(handle *h, int fd, struct stat *st)
+{
+    if (fstat(fd, st) < 0)
+        return -errno;
+    h->fd = fd;
+    h->io_lock = plain_io_lock(st->st_dev, st->st_ino);
+    return 0;
 }
 
 /* A plain file is about to change through h: its checksum goes. */
@@ -295,20 +308,36 @@ int ops_rename(const char *from, const char *to, unsigned int flags)
     return r;
 }
 
+/* When loc is a new file still plain (fs/convert): done with loc, and made a frame where
+ * it can be; returns 1 then (loc is done), else 0. */
+static int frame_first(b2fs_loc *loc)
+{
+    if (loc->kind != B2FS_PLAIN || !S_ISREG(loc->st.st_mode) ||
+        !convert_waiting(loc->st.st_dev, loc->st.st_ino))
+        return 0;
+    loc_done(loc);
+    convert_now(loc->st.st_dev, loc->st.st_ino);
+    return 1;
+}
+
+void ops_frame_now(const char *path)
+{
+    b2fs_loc loc;
+    if (resolve_existing(path, &loc))
+        return;
+    /* (an empty one would stay plain: it waits for its contents) */
+    if (loc.st.st_size == 0 || !frame_first(&loc))
+        loc_done(&loc);
+}
+
 int ops_link(const char *from, const char *to)
 {
     b2fs_loc src, dst;
     int r = resolve_existing(from, &src);
     if (r)
         return r;
-    if (src.kind == B2FS_PLAIN && S_ISREG(src.st.st_mode) &&
-        convert_waiting(src.st.st_dev, src.st.st_ino)) {
-        /* a new file still plain: a frame first, where it can be (fs/convert) */
-        loc_done(&src);
-        convert_before_link(src.st.st_dev, src.st.st_ino);
-        if ((r = resolve_existing(from, &src)))
-            return r;
-    }
+    if (frame_first(&src) && (r = resolve_existing(from, &src)))
+        return r;
     r = resolve_new(to, &dst);
     if (r) {
         loc_done(&src);
@@ -405,13 +434,18 @@ static int truncate_node(b2fs_node *n, void *arg, int commit_now)
 static int truncate_plain(int dirfd, const char *name, int fd, void *arg)
 {
     off_t size = (off_t)*(uint64_t *)arg;
-    if (fd >= 0)
-        return ftruncate(fd, size) < 0 ? -errno : 0;
+    if (fd >= 0) {
+        int r = convert_fits(fd, (uint64_t)size);
+        return r < 0 ? r : ftruncate(fd, size) < 0 ? -errno : 0;
+    }
     fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    plain_unseal(fd);
-    int r = ftruncate(fd, size) < 0 ? -errno : 0;
+    int r = convert_fits(fd, (uint64_t)size);
+    if (r == 0) {
+        plain_unseal(fd);
+        r = ftruncate(fd, size) < 0 ? -errno : 0;
+    }
     close(fd);
     return r;
 }
@@ -473,9 +507,11 @@ static int open_node(b2fs_node *n, struct fuse_file_info *fi)
 }
 
 /* Opens (with O_CREAT: creates) the plain backing file name in dirfd for a handle; one
- * with a checksum (fs/plain) is checked first. path names it in the log. */
+ * with a checksum (fs/plain) is checked first. path names it in the log. note_new: a new
+ * file to be made a frame once idle (fs/convert). */
 static int open_plain(const char *path, const b2fs_loc *loc, const char *name, int flags,
-                      mode_t mode, const b2fs_caller *who, struct fuse_file_info *fi)
+                      mode_t mode, const b2fs_caller *who, int note_new,
+                      struct fuse_file_info *fi)
 {
     /* (not O_DIRECT: the daemon's buffers need not be aligned as the backing file system
      * wants them; the kernel keeps such a caller's bytes out of the mount's page cache) */
@@ -503,15 +539,19 @@ static int open_plain(const char *path, const b2fs_loc *loc, const char *name, i
     if (!(flags & O_CREAT) && !sealed)
         convert_note_open(path, fd);
     handle *h = calloc(1, sizeof *h);
-    if (!h) {
+    struct stat st;
+    int r = h ? set_plain_fd(h, fd, &st) : -ENOMEM;
+    if (r < 0) {
+        free(h);
         close(fd);
-        return -ENOMEM;
+        return r;
     }
     h->refs = 1;
     h->kind = B2FS_PLAIN;
-    h->fd = fd;
     h->sealed = sealed > 0 && (flags & O_ACCMODE) != O_RDONLY;
     fi->fh = (uint64_t)(uintptr_t)h;
+    if (note_new)
+        convert_note_new(path, fd, &st);
     return 0;
 }
 
@@ -522,7 +562,7 @@ int ops_open(const char *path, struct fuse_file_info *fi)
     if (r)
         return r;
     if (loc.kind == B2FS_PLAIN) {
-        r = open_plain(path, &loc, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, NULL, fi);
+        r = open_plain(path, &loc, loc.name, fi->flags & ~(O_CREAT | O_EXCL), 0, NULL, 0, fi);
         loc_done(&loc);
         return r;
     }
@@ -567,19 +607,17 @@ int ops_create(const char *path, mode_t mode, const b2fs_caller *who, struct fus
     }
     if (convert_wanted(loc.mname)) {
         /* a plain file now, a frame once idle (fs/convert) */
-        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
+        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, 1, fi);
         loc_done(&loc);
-        if (r == 0) {
-            convert_note_new(path, fh_of(fi)->fd);
+        if (r == 0)
             write_past_cache(fi);
-        }
         return r;
     }
     b2fs_node *n;
     r = create_frame(&loc, path, mode, who, &n);
     if (r == -ENAMETOOLONG) {
         /* no room for the .b2frame suffix: a plain file, passed through uncompressed */
-        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, fi);
+        r = open_plain(path, &loc, loc.mname, fi->flags | O_CREAT | O_EXCL, mode, who, 0, fi);
         loc_done(&loc);
         if (r == 0)
             write_past_cache(fi);
@@ -601,8 +639,11 @@ int ops_read(struct fuse_file_info *fi, char *buf, size_t size, off_t off)
 {
     handle *h = fh_of(fi);
     if (is_plain(h)) {
+        pthread_rwlock_rdlock(h->io_lock);
         ssize_t r = pread(h->fd, buf, size, off);
-        return r < 0 ? -errno : (int)r;
+        int e = errno;
+        pthread_rwlock_unlock(h->io_lock);
+        return r < 0 ? -e : (int)r;
     }
     return b2fs_fuse_result((int)file_read(h->node, buf, size, (uint64_t)off));
 }
@@ -638,12 +679,18 @@ ssize_t ops_write_buf(struct fuse_file_info *fi, struct fuse_bufvec *buf, off_t 
             return b2fs_fuse_result((int)r);
         /* (it became a plain file meanwhile) */
     }
+    int r = convert_fits(h->fd, (uint64_t)off + size);
+    if (r < 0)
+        return r;
     unseal(h);
     struct fuse_bufvec out = FUSE_BUFVEC_INIT(size);
     out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
     out.buf[0].fd = h->fd;
     out.buf[0].pos = off;
-    return fuse_buf_copy(&out, buf, 0);
+    pthread_rwlock_wrlock(h->io_lock);
+    ssize_t w = fuse_buf_copy(&out, buf, 0);
+    pthread_rwlock_unlock(h->io_lock);
+    return w;
 }
 
 int ops_statfs(struct statvfs *sv)
@@ -661,8 +708,13 @@ int ops_flush(struct fuse_file_info *fi)
      * call (a rename, as rsync makes) */
     int wrote = __atomic_load_n(&h->wrote, __ATOMIC_RELAXED), fd;
     int r = file_close(h->node, wrote, wrote ? &fd : NULL);
+    struct stat st;
+    int e = r == 1 ? set_plain_fd(h, fd, &st) : 0;
+    if (e < 0) {
+        close(fd);   /* (the file is plain now; this handle fails its calls) */
+        r = e;
+    }
     if (r == 1) {
-        h->fd = fd;
         __atomic_store_n(&h->sealed, b2fs_cfg.checksums, __ATOMIC_RELAXED);
         __atomic_store_n(&h->kind, B2FS_PLAIN, __ATOMIC_RELEASE);
         r = 0;
@@ -725,7 +777,9 @@ static int falloc_node(b2fs_node *n, void *arg, int commit_now)
 static int falloc_plain(int dirfd, const char *name, int fd, void *arg)
 {
     struct falloc *a = arg;
-    return fallocate(fd, a->mode, a->off, a->len) < 0 ? -errno : 0;
+    (void)dirfd, (void)name;   /* (fallocate(2) comes with a handle) */
+    int r = a->mode & FALLOC_FL_KEEP_SIZE ? 0 : convert_fits(fd, (uint64_t)a->off + (uint64_t)a->len);
+    return r < 0 ? r : fallocate(fd, a->mode, a->off, a->len) < 0 ? -errno : 0;
 }
 
 int ops_fallocate(const char *path, int mode, off_t off, off_t len,

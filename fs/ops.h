@@ -38,6 +38,8 @@ int ops_unlink(const char *path);
 int ops_rmdir(const char *path);
 int ops_rename(const char *from, const char *to, unsigned int flags);
 int ops_link(const char *from, const char *to);
+/* A new file still plain at path (fs/convert) is made a frame now, where it can be. */
+void ops_frame_now(const char *path);
 int ops_chmod(const char *path, mode_t mode, struct fuse_file_info *fi);
 int ops_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi);
 int ops_truncate(const char *path, off_t size, struct fuse_file_info *fi);

@@ -102,10 +102,11 @@ static const char usage_text[] =
     "                       for compress_idle seconds and nothing has it open (or at\n"
     "                       unmount; after a daemon that died, once opened), keeping its\n"
     "                       mode, owner, xattrs and times: copying many small files in\n"
-    "                       costs what it costs on BACKING itself. Until then it shows\n"
-    "                       only the codec parameters of user.blosc2.* (set on it, they\n"
-    "                       are its own), and a read beside a write may see part of it,\n"
-    "                       as on BACKING itself. Needs compress_idle (off)\n"
+    "                       costs what it costs on BACKING itself. A read of one of its\n"
+    "                       user.blosc2.* attributes makes it the frame at once (but\n"
+    "                       while it is open elsewhere or past 16 MiB: the codec\n"
+    "                       parameters are answered); off: a new file is a frame from\n"
+    "                       its create (on; off where compress_idle is 0)\n"
     "    name_cache=on|off  on: the names of recently used directories of BACKING are\n"
     "                       kept in memory, current by inotify, so a lookup of a name\n"
     "                       that does not exist searches the directory not at all, where\n"
@@ -228,7 +229,7 @@ int b2fs_param_set(b2f_params *p, const char *name, const char *value, char sep,
         p->cp.choose_typesize = 0;   /* given: not chosen */
     } else if (!strcmp(name, "chunksize")) {
         int64_t s = b2fs_parse_size(value);
-        if (s < 4096 || s > (1 << 30)) {
+        if (s < B2FS_CHUNKSIZE_MIN || s > (1 << 30)) {
             *why = "not a size from 4K to 1G";
             return -1;
         }
@@ -377,7 +378,7 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     cfg->checksums = 1;
     cfg->push_blocks = 1;
     cfg->plain_small = 1;
-    cfg->new_plain = 0;
+    cfg->new_plain = -1;   /* the default follows compress_idle, below */
     cfg->name_cache = 1;
     cfg->prefetch = -1;   /* the default is set once BACKING is known */
     cfg->compress_idle = -1;   /* not given: by BACKING's file system, below */
@@ -414,6 +415,8 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
     int network = on_network(cfg->rootfd);
     if (cfg->compress_idle < 0)
         cfg->compress_idle = network ? 0 : 2;
+    if (cfg->new_plain < 0)
+        cfg->new_plain = cfg->compress_idle > 0;
     if (cfg->prefetch < 0)
         cfg->prefetch = !network;
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);

@@ -36,6 +36,9 @@ typedef struct b2fs_config {
 
 extern b2fs_config b2fs_cfg;
 
+/* The smallest chunksize taken. */
+#define B2FS_CHUNKSIZE_MIN 4096
+
 /* The default of idle_clevel: zstd level 7 at the default codec. Text then stores within
  * 10 % of zstd -1 of each file, a frame's 210 to 240 bytes a file included. Level 9
  * (clevel 5) stores 0.2 to 0.7 % less and takes a sixth more processor time. */

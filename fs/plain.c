@@ -2,8 +2,9 @@
 #include "fs/plain.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,27 @@ int plain_sealed(int fd)
 void plain_unseal(int fd)
 {
     fremovexattr(fd, B2F_PLAIN_SUM_XATTR);
+}
+
+#define PLAIN_IO_LOCKS 1024
+
+static pthread_rwlock_t io_locks[PLAIN_IO_LOCKS];
+static pthread_once_t io_locks_once = PTHREAD_ONCE_INIT;
+
+static void io_locks_make(void)
+{
+    pthread_rwlockattr_t a;
+    pthread_rwlockattr_init(&a);
+    /* (glibc's default lets readers that keep coming hold a writer off for good) */
+    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    for (int i = 0; i < PLAIN_IO_LOCKS; i++)
+        pthread_rwlock_init(&io_locks[i], &a);
+    pthread_rwlockattr_destroy(&a);
+}
+
+pthread_rwlock_t *plain_io_lock(dev_t dev, ino_t ino)
+{
+    pthread_once(&io_locks_once, io_locks_make);
+    uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32)) * UINT64_C(0x9E3779B97F4A7C15);
+    return &io_locks[h >> 54];
 }

@@ -13,14 +13,21 @@
  * (damage gives EIO and a log line, as a frame's chunk does); the first change through
  * the mount drops it, as the file is then the user's plain file.
  *
+ * Reads and writes of any plain file through the mount are atomic to each other, as a
+ * frame's are: each takes the lock of the file's (dev, ino) around its one call
+ * (plain_io_lock), for reading or for writing; a writer waiting goes before new readers.
+ *
  * Owns: the rule for which files; when the checksum attribute is set, checked and
- * dropped (its text is frame/'s). No shared state. Calls:
+ * dropped (its text is frame/'s); the locks of reads and writes (PLAIN_IO_LOCKS of them,
+ * shared by hash, made once, each held across one call only). Calls:
  * fs/read and fs/dirty (the contents), fs/node (the swap), fs/backing, fs/paths,
  * fs/options, fs/log, frame/ (the checksum's text, B2F_PLAIN_SUM_XATTR). */
 #ifndef B2FS_PLAIN_H
 #define B2FS_PLAIN_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "fs/node.h"
 
@@ -45,5 +52,8 @@ int plain_check(int fd);
 int plain_sealed(int fd);
 /* Drops the checksum of a plain file that is being changed. */
 void plain_unseal(int fd);
+/* The lock a read (for reading) or write (for writing) of the plain file (dev, ino) holds
+ * across its call. */
+pthread_rwlock_t *plain_io_lock(dev_t dev, ino_t ino);
 
 #endif

@@ -431,7 +431,9 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     return commit_node(n, 0);
 }
 
-static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
+/* The names of n's user.blosc2.* attributes; n NULL: a directory's (the parameters),
+ * or with file set a new plain file's (what its frame will have: fs/convert). */
+static int frame_list(b2fs_node *n, int file, char *out, size_t cap, size_t *used)
 {
     char name[400];
 #define ADD(...)                                                                  \
@@ -447,11 +449,11 @@ static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
     } while (0)
     for (int i = 0; i < NPARAM; i++)
         ADD(PREFIX "%s", param_names[i]);
-    if (!n)
+    if (!n && !file)
         return 0;
     for (int i = 0; i < NRO; i++)
         ADD(PREFIX "%s", ro_names[i]);
-    if (!n->frame)
+    if (!n || !n->frame)
         return 0;
     b2f_ndinfo nd;
     if (b2f_nd_of(n->frame, &nd, NULL, 0) == 0)
@@ -682,10 +684,10 @@ static int listxattr_of(const char *path, char *list, size_t size)
     size_t used = 0;
     if (t.node) {
         pthread_rwlock_rdlock(&t.node->lock);
-        r = frame_list(t.node, list, size, &used);
+        r = frame_list(t.node, 1, list, size, &used);
         pthread_rwlock_unlock(&t.node->lock);
-    } else if (t.isdir) {
-        r = frame_list(NULL, list, size, &used);
+    } else if (t.isdir || pending_plain(&t)) {
+        r = frame_list(NULL, !t.isdir, list, size, &used);
     }
     char buf[65536];
     struct xattr_io io = {NULL, buf, sizeof buf, 0};
@@ -740,6 +742,11 @@ static int removexattr_of(const char *path, const char *name)
     }
     target_close(&t);
     return r;
+}
+
+int b2fs_xattr_of_frame(const char *name)
+{
+    return !strncmp(name, PREFIX, sizeof PREFIX - 1);
 }
 
 int b2fs_getxattr(const char *path, const char *name, char *value, size_t size)

@@ -27,6 +27,8 @@ int b2fs_setxattr(const char *path, const char *name, const char *value, size_t 
                   int flags);
 int b2fs_listxattr(const char *path, char *list, size_t size);
 int b2fs_removexattr(const char *path, const char *name);
+/* Whether name is a user.blosc2.* attribute, which describes a frame. */
+int b2fs_xattr_of_frame(const char *name);
 /* Parameters for a new file created at path (mount defaults with the directory defaults
  * of every ancestor applied, and the automatic block size fixed). */
 void b2fs_params_for_new(const char *path, b2f_params *p);

@@ -9,6 +9,9 @@
 # are valid frames and the log has no errors.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 
 head -c 48M /dev/urandom >"$WORK/rand"

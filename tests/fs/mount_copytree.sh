@@ -144,7 +144,7 @@ while off + 16 <= len(buf):
     print(buf[off + 16:off + 16 + n].rstrip(b"\0").decode())
     off += 16 + n
 PY
-made=$(grep -c '^f[0-9][0-9]\.b2frame$' "$WORK/names")
+made=$(grep -Ec '^f[0-9][0-9](\.b2frame)?$' "$WORK/names")   # (a frame, or plain: new_plain)
 temps=$(grep -c '^\.b2fs-tmp-' "$WORK/names")
 if grep -qx "unnamed yes" "$WORK/names"; then
     check "20 new files appear in BACKING under their names ($made), no temporary name made ($temps)" \

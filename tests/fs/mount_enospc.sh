@@ -3,6 +3,9 @@
 # committed frame stays valid, and the mount goes on working.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 
 mount -t tmpfs -o size=4M b2fs-test "$BACK" 2>/dev/null || skip_all "cannot mount a small tmpfs as the backing directory"

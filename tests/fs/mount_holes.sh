@@ -3,6 +3,9 @@
 # SEEK_HOLE / SEEK_DATA find the zero chunks; fallocate and punching holes.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 
 mount_b2fs || { fail "mount"; finish; exit 1; }

@@ -100,16 +100,25 @@ with open(p, "rb") as f:
 PY
 check "statfs" df "$MNT"
 
-# SIGTERM with a file still open and dirty: committed before exit
-exec 7>"$MNT/term"
-seq 1 200000 >&7
-kill -TERM "$B2FS_PID"
-wait "$B2FS_PID"; B2FS_PID=
-exec 7>&-
-fusermount3 -u "$MNT" 2>/dev/null
-check "SIGTERM committed the open file" frame_ok "$BACK/term.b2frame"
+# SIGTERM with a file still open and written: all of it in BACKING before exit (by
+# default a plain file written through, to be made a frame once opened again; with
+# new_plain=off a frame whose dirty chunks are committed)
+sigterm_open_file() {  # NAME
+    exec 7>"$MNT/$1"
+    seq 1 200000 >&7
+    kill -TERM "$B2FS_PID"
+    wait "$B2FS_PID"; B2FS_PID=
+    exec 7>&-
+    fusermount3 -u "$MNT" 2>/dev/null
+}
+sigterm_open_file term
+check "SIGTERM: the open file's bytes are in BACKING (the plain file)" cmp <(seq 1 200000) "$BACK/term"
+mount_b2fs -o new_plain=off || { fail "remount"; finish; exit 1; }
+check "  ... and read back through the mount" cmp <(seq 1 200000) "$MNT/term"
+sigterm_open_file term2
+check "with new_plain=off: SIGTERM committed the open file" frame_ok "$BACK/term2.b2frame"
 mount_b2fs || { fail "remount"; finish; exit 1; }
-check "  ... and its data" cmp <(seq 1 200000) "$MNT/term"
+check "  ... and its data" cmp <(seq 1 200000) "$MNT/term2"
 unmount_b2fs
 
 # temporaries left by a b2fs that died mid-copy: removed when their process is gone, no

@@ -8,8 +8,9 @@
 # frame under its new name, also below a renamed directory; link(2) makes a frame of the
 # file first; a .npy file and a name ending in .b2frame are frames at once; unmount
 # makes frames of what waits; a daemon killed first leaves plain files that become frames
-# once opened after the next mount (new_plain on or off); new_plain=off makes frames at the
-# create. Built with --enable-tsan the daemon logs no report.
+# once opened after the next mount (new_plain on or off); the frame's attributes listed,
+# and read (which makes the frame at once); on by default, but with compress_idle=0;
+# new_plain=off makes frames at the create. Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -38,7 +39,9 @@ cp -a "$WORK/src/d" "$MNT/d"
 check "copied in: plain files in BACKING under their names" plain_here d/t5.h
 marked() { getfattr -n user.b2fs.stored "$1" >/dev/null 2>&1; }
 check "... each marked to be made a frame" marked "$BACK/d/t5.h"
-check "... hidden in the mount" not grep -q b2fs <(getfattr -d -m - "$MNT/d/t5.h" 2>&1)
+# (listed, not read: a read of user.blosc2.* makes it a frame)
+check "... hidden in the mount" not grep -q user.b2fs \
+    <(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$MNT/d/t5.h" 2>&1)
 check "... and the tree reads right" diff -r "$WORK/src/d" "$MNT/d"
 sub_mtime=$(stat -c %Y "$MNT/d/sub")
 check "once idle, frames" wait_until 100 frames_here d/t1.h d/t30.h d/sub/stdio.h d/sub/prog
@@ -74,16 +77,19 @@ check "... and is a frame after its close" wait_until 100 frame_here held
 check "... which reads right" cmp "$WORK/src/d/t9.h" "$MNT/held"
 
 # codec parameters set on a new file while it is plain are its own once it is a frame
-$PY - "$MNT/typed" <<'PY'
+($PY - "$MNT/typed" <<'PY'
 import os, struct, sys
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
 os.setxattr(sys.argv[1], 'user.blosc2.typesize', b'2')
 os.setxattr(sys.argv[1], 'user.blosc2.clevel', b'5')
 os.write(fd, struct.pack('<200000h', *[(i * 7) % 3000 for i in range(200000)]))
+# (read while its writer has it open: it stays plain, and they are answered as set)
+print(b'/'.join(os.getxattr(sys.argv[1], 'user.blosc2.' + k) for k in ('typesize', 'clevel')).decode())
 os.close(fd)
 PY
+) >"$WORK/typed.out"
 param() { getfattr --only-values -n "user.blosc2.$1" "$MNT/$2" 2>/dev/null; }
-check "parameters set on a new plain file read back" [ "$(param typesize typed)/$(param clevel typed)" = 2/5 ]
+check "parameters set on a new plain file read back" [ "$(cat "$WORK/typed.out")" = 2/5 ]
 check "... hidden in BACKING" not grep -q blosc2 <(getfattr -d -m - "$BACK/typed" 2>/dev/null)
 check "... and are the frame's once idle" wait_until 100 frame_here typed
 check "... typesize 2, clevel 5" [ "$(param typesize typed)/$(param clevel typed)" = 2/5 ]
@@ -121,6 +127,16 @@ unmount_b2fs
 mount_b2fs -o new_plain=on,compress_idle=60 || { fail "mount"; finish; exit 1; }
 cp "$WORK/src/d/t14.h" "$MNT/late"
 check "compress_idle=60: plain meanwhile" plain_here late
+# what a frame has is listed, and a read of it makes the frame at once
+cp "$WORK/src/d/t17.h" "$MNT/asked"
+listed() { $PY -c 'import os, sys; print(" ".join(os.listxattr(sys.argv[1])))' "$1"; }
+check "a new plain file lists its frame's attributes (user.blosc2.cratio)" \
+    grep -qw user.blosc2.cratio <(listed "$MNT/asked")
+check "... and is still plain after the listing" plain_here asked
+ratio=$(param cratio asked)
+check "a read of user.blosc2.cratio answers ($ratio)" [ -n "$ratio" ]
+check "... made from its frame, made at once" frame_here asked
+check "... which reads right" cmp "$WORK/src/d/t17.h" "$MNT/asked"
 unmount_b2fs
 check "unmount makes it a frame" frame_here late
 mount_b2fs -o new_plain=on,compress_idle=60 || { fail "mount"; finish; exit 1; }
@@ -135,6 +151,14 @@ check "killed: the file is plain and marked" marked "$BACK/orphan"
 mount_b2fs -o new_plain=off,compress_idle=1 || { fail "mount"; finish; exit 1; }
 check "... which reads right after the next mount (new_plain=off)" cmp "$WORK/src/d/t15.h" "$MNT/orphan"
 check "... and is a frame once opened" wait_until 100 frame_here orphan
+
+# the default: new_plain on where compress_idle is not 0
+remount_b2fs || { fail "mount"; finish; exit 1; }
+cp "$WORK/src/d/t18.h" "$MNT/dflt"
+check "by default: a new file is written plain" plain_here dflt
+remount_b2fs -o compress_idle=0 || { fail "mount"; finish; exit 1; }
+cp "$WORK/src/d/t19.h" "$MNT/idle0"
+check "... but with compress_idle=0 (the default on a network file system) a frame at once" frame_here idle0
 
 # new_plain=off: a frame at the create
 remount_b2fs -o new_plain=off || { fail "mount"; finish; exit 1; }

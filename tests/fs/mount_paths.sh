@@ -9,6 +9,9 @@
 # default on ext4) and with name_cache=off.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 SHIM="$top_builddir/tests/fs/nosyscall.so"
 [ -f "$SHIM" ] || { fail "tests/fs/nosyscall.so is not built"; finish; exit 1; }

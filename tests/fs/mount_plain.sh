@@ -10,6 +10,9 @@
 # compressed once idle. Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 PY=/usr/bin/python3
 command -v getfattr >/dev/null || skip_all "getfattr (package attr) is not installed"

@@ -11,6 +11,9 @@
 # without cachestat (tests/fs/nosyscall.so), and BACKING on squashfs and on FUSE.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 backing_on_ext4
 

@@ -4,6 +4,9 @@
 # after it a small dirty_size, so that commits run behind the writers (commit_behind.c).
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 
 REF=$WORK/ref

@@ -7,6 +7,9 @@
 # stage) the daemon's log must hold no ThreadSanitizer report either.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 
 mount_b2fs -o chunksize=64K,dirty_size=1M,cache_size=2M || { fail "mount"; finish; exit 1; }

@@ -89,8 +89,10 @@ report_hang() {
 }
 
 # mount_b2fs [b2fs args...]: mounts $BACK on $MNT (logs in $WORK/b2fs.log), waits for it.
+# B2FS_SUITE_OPTS, when a suite sets it, go before the args (which win where both name an
+# option).
 mount_b2fs() {
-    "$B2FS" -f "$@" "$BACK" "$MNT" 2>>"$WORK/b2fs.log" &
+    "$B2FS" -f ${B2FS_SUITE_OPTS:+-o "$B2FS_SUITE_OPTS"} "$@" "$BACK" "$MNT" 2>>"$WORK/b2fs.log" &
     B2FS_PID=$!
     local i
     for i in $(seq 1 100); do

@@ -2,8 +2,9 @@
 # Concurrency: fio, 4 jobs of random reads and writes with verify=crc32c (checked while
 # running and again at the end), on one shared file (each job its own region, the
 # regions 32 KiB off chunk boundaries so neighbours share chunks) and on one file each;
-# then readers (O_DIRECT, so every read is b2fs's) during a writer's commits: every
-# self-checking record they read is whole (rel_torn).
+# then readers (O_DIRECT, so every read is b2fs's) during a writer's writes, in a new file
+# still plain (new_plain) and in a frame (its commits): every self-checking record they
+# read is whole (rel_torn).
 #   REL_FIO_SIZE (4M) bytes per job, REL_TORN_SECONDS (15) for the readers and writer.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
@@ -43,7 +44,9 @@ rel_mount -o chunksize=64K || { fail "remount"; finish; exit 1; }
 check "fio's files read the same after a remount" \
     [ "$(cat "$MNT/shared" "$MNT"/separate.* | sha256sum)" = "$sum_before" ]
 
-# torn records: 64 KiB records (one per chunk) and 24 KiB ones (straddling chunks)
+# torn records: 64 KiB records (one per chunk) and 24 KiB ones (straddling chunks); by
+# default in a new file written plain (new_plain), then in frames (new_plain=off)
+torn_rounds() {  # LABEL [BACKING SUFFIX]
 for rec in 65536 24576; do
     nrecs=$(( (4 << 20) / rec ))
     "$TORN" init "$MNT/torn$rec" $rec $nrecs 0 || fail "init torn$rec"
@@ -54,15 +57,22 @@ for rec in 65536 24576; do
         "$TORN" read "$MNT/torn$rec" $rec $nrecs "$secs" >"$WORK/torn-r$i.out" 2>&1 &
         rpids+=($!)
     done
+    sleep 1
+    check "$1: (BACKING holds torn$rec$2 meanwhile)" test -f "$BACK/torn$rec$2"
     bad=0
     for p in "${rpids[@]}"; do wait "$p" || bad=$((bad + 1)); done
     wait $wpid || bad=$((bad + 1))
     cat "$WORK"/torn-r1.out "$WORK/torn-w.out"
-    check "records of $rec bytes: 6 readers during a writer's commits, none torn ($bad processes failed)" \
+    check "$1: records of $rec bytes: 6 readers during a writer's writes, none torn ($bad processes failed)" \
         [ $bad -eq 0 ]
     [ $bad -eq 0 ] || cat "$WORK"/torn-r*.out
     check "  ... every record whole after the writer stopped" "$TORN" read "$MNT/torn$rec" $rec $nrecs 1
+    rm -f "$MNT/torn$rec"
 done
+}
+torn_rounds "plain files"
+rel_unmount && rel_mount -o chunksize=64K,new_plain=off || { fail "remount with new_plain=off"; finish; exit 1; }
+torn_rounds "frames" .b2frame
 check "unmount" rel_unmount
 check "frames valid" rel_frames_ok "$BACK"
 finish

@@ -9,6 +9,9 @@
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 . "$top_srcdir/tests/lib/rel_lib.sh"
+# new files made frames at their create (not written plain first, new_plain): this suite
+# looks at frames as they are written
+B2FS_SUITE_OPTS=new_plain=off
 need_fuse
 TORN="$top_builddir/tests/reliability/rel_torn"
 [ -x "$TORN" ] || skip_all "tests/reliability/rel_torn is not built"
