@@ -276,8 +276,18 @@ static int fill(job *j, const b2f_params *p)
     int r = cctx ? 0 : B2E_NOMEM;
     size_t staged = 0;
     char err[256] = "";
+    int picked = 0;
     for (uint64_t off = 0; r == 0 && off < size; off += chunk) {
         size_t want = size - off < chunk ? (size_t)(size - off) : chunk, got = 0;
+        /* whole chunks of a hole (truncate -s, a sparse copy) are not read: zero chunks */
+        off_t data = lseek(j->fd, (off_t)off, SEEK_DATA);
+        uint64_t next = data >= 0 ? (uint64_t)data : errno == ENXIO ? size : off;
+        if (next >= off + want) {
+            uint64_t to = next >= size ? size : next / chunk * chunk;
+            r = b2f_resize(j->f, cctx, to);
+            off = to - chunk;
+            continue;
+        }
         while (got < want) {
             ssize_t n = pread(j->fd, buf + got, want - got, (off_t)(off + got));
             if (n <= 0) {
@@ -289,7 +299,7 @@ static int fill(job *j, const b2f_params *p)
         if (r)
             break;
         int64_t c = (int64_t)(off / chunk);
-        if (c == 0 && (r = b2f_pick_typesize(j->f, cctx, buf, want)) > 0) {
+        if (!picked++ && (r = b2f_pick_typesize(j->f, cctx, buf, want)) > 0) {
             b2_cctx_free(cctx);   /* (made for the typesize before) */
             cctx = write_idle_cctx(j->f, one, 1);
             r = cctx ? 0 : B2E_NOMEM;

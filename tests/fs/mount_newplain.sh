@@ -8,7 +8,8 @@
 # frame under its new name, also below a renamed directory; link(2) makes a frame of the
 # file first; a .npy file and a name ending in .b2frame are frames at once; unmount
 # makes frames of what waits; a daemon killed first leaves plain files that become frames
-# once opened after the next mount (new_plain on or off); the frame's attributes listed,
+# once opened after the next mount (new_plain on or off); a sparse file's holes are not
+# read; the frame's attributes listed,
 # and read (which makes the frame at once); on by default, but with compress_idle=0;
 # new_plain=off makes frames at the create. Built with --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
@@ -75,6 +76,18 @@ wait $held
 check "a file held open stays plain past compress_idle" [ "$(cat "$WORK/held.out")" = plain ]
 check "... and is a frame after its close" wait_until 100 frame_here held
 check "... which reads right" cmp "$WORK/src/d/t9.h" "$MNT/held"
+
+# a sparse file: its holes are zero chunks, not read (only its data is)
+read_by_daemon() { awk '/^rchar/ {print $2}' "/proc/$B2FS_PID/io"; }
+truncate -s 4G "$MNT/sparse"
+printf data | dd of="$MNT/sparse" bs=1 seek=$((2 << 30)) conv=notrunc 2>/dev/null
+r0=$(read_by_daemon)
+check "a sparse file of 4 GiB is a frame once idle" wait_until 200 frame_here sparse
+r1=$(read_by_daemon)
+check "... its holes not read (the daemon read $(((r1 - r0) >> 20)) MiB)" [ $((r1 - r0)) -lt $((64 << 20)) ]
+check "... its size kept" [ "$(stat -c %s "$MNT/sparse")" = $((4 << 30)) ]
+check "... and its data" [ "$(dd if="$MNT/sparse" bs=1 skip=$((2 << 30)) count=4 2>/dev/null)" = data ]
+check "... in a frame of a few KiB" [ "$(stat -c %s "$BACK/sparse.b2frame")" -lt 16384 ]
 
 # codec parameters set on a new file while it is plain are its own once it is a frame
 ($PY - "$MNT/typed" <<'PY'
