@@ -1,7 +1,8 @@
 # contrib/: b2frame tool, scripts
 EXTRA_DIST += contrib/install-deps contrib/run-tests contrib/quickstart contrib/bench-results \
 	contrib/same-bytes contrib/bench-builds contrib/bench-npy contrib/bench-lib.sh \
-	contrib/bench-mixed contrib/check-calls contrib/bench-progress contrib/bench-cluster
+	contrib/bench-mixed contrib/check-calls contrib/bench-progress contrib/bench-cluster \
+	contrib/bench-smallfiles
 # Bash completion for both commands, where bash-completion looks for it.
 bashcompdir = $(datadir)/bash-completion/completions
 dist_bashcomp_DATA = contrib/completion/b2frame contrib/completion/b2fs

@@ -284,8 +284,9 @@ static int fill(job *j, const b2f_params *p)
         uint64_t next = data >= 0 ? (uint64_t)data : errno == ENXIO ? size : off;
         if (next >= off + want) {
             uint64_t to = next >= size ? size : next / chunk * chunk;
-            r = b2f_resize(j->f, cctx, to);
-            off = to - chunk;
+            if ((r = b2f_resize(j->f, cctx, to)) < 0 || to == size)
+                break;
+            off = to - chunk;   /* (the next chunk: the one next is in) */
             continue;
         }
         while (got < want) {
@@ -400,12 +401,12 @@ static int swap(job *j, ino_t *ino)
     return r;
 }
 
-/* Makes the plain file of j a frame. 0 (done, or it stays plain), 1 when it is to be
- * tried again later, or a negative code (logged; it stays plain). */
 /* How a file is taken: once idle; now (skipping the wait, but later again when something
  * has it open); at unmount (now or never). */
 enum when { WHEN_IDLE, WHEN_NOW, WHEN_LAST };
 
+/* Makes the plain file of j a frame. 0 (done, or it stays plain), 1 when it is to be
+ * tried again later, or a negative code (logged; it stays plain). */
 static int convert(job *j, enum when when, int synced)
 {
     j->fd = backing_open_frame(j->dirfd, j->name, O_RDONLY);
@@ -417,12 +418,11 @@ static int convert(job *j, enum when when, int synced)
     j->leased = r == 0;   /* (no leases there: the checks before the swap stand alone) */
     if (fstat(j->fd, &j->st) < 0 || !S_ISREG(j->st.st_mode))
         return 0;
-    if (j->st.st_nlink != 1 || j->st.st_size == 0) {
-        /* one with other links stays plain (a new file would split them); an empty one
-         * too: a frame costs more */
-        backing_mark_stored(j->fd, 0);
+    if (j->st.st_nlink != 1 || j->st.st_size == 0)
+        /* one with other links stays plain (a new file would split them), an empty one
+         * too (a frame costs more), both untouched (their ctime stays): marked, they are
+         * looked at again once opened through a mount */
         return 0;
-    }
     j->durable = synced || ms_since(&j->st.st_mtim) >= 1000L * B2FS_FRESH_WITHIN_S;
     b2f_params p;
     b2fs_params_for_new_plain(j->path, j->fd, &p);

@@ -22,7 +22,8 @@ plain_here() { [ -f "$BACK/$1" ] && [ ! -e "$BACK/$1.b2frame" ]; }
 frame_here() { [ -f "$BACK/$1.b2frame" ] && [ ! -e "$BACK/$1" ]; }
 frames_here() { for f; do frame_here "$f" || return 1; done; }
 sealed_all() { for f; do frame_sealed "$BACK/$f.b2frame" || return 1; done; }
-none_left() { [ -z "$(find "$BACK/$1" -type f ! -name '*.b2frame' -exec getfattr -n user.b2fs.stored {} + 2>/dev/null)" ]; }
+# (but empty files: they keep the mark, untouched)
+none_left() { [ -z "$(find "$BACK/$1" -type f -size +0 ! -name '*.b2frame' -exec getfattr -n user.b2fs.stored {} + 2>/dev/null)" ]; }
 sum_of() { getfattr --absolute-names --only-values -n user.b2fs.xxh3 "$1" 2>/dev/null; }
 
 mkdir -p "$WORK/src/d/sub"
@@ -45,6 +46,7 @@ check "... hidden in the mount" not grep -q user.b2fs \
     <(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$MNT/d/t5.h" 2>&1)
 check "... and the tree reads right" diff -r "$WORK/src/d" "$MNT/d"
 sub_mtime=$(stat -c %Y "$MNT/d/sub")
+empty_ctime=$(stat -c %z "$MNT/d/empty")
 check "once idle, frames" wait_until 100 frames_here d/t1.h d/t30.h d/sub/stdio.h d/sub/prog
 check "... sealed (checksums, fingerprint)" sealed_all d/t1.h d/t30.h d/sub/stdio.h d/sub/prog
 check "... smaller than the data" [ "$(stat -c %s "$BACK/d/t30.h.b2frame")" -lt $((3000 + 30 * 997)) ]
@@ -53,6 +55,7 @@ check "the tree still reads right" diff -r "$WORK/src/d" "$MNT/d"
 check "a small file its frame does not make smaller stays plain" plain_here d/icon.png
 check "... with its checksum" grep -Eq '^xxh3-128:[0-9a-f]{32}$' <(sum_of "$BACK/d/icon.png")
 check "an empty file stays plain" plain_here d/empty
+check "... untouched: its ctime as after the copy" [ "$(stat -c %z "$MNT/d/empty")" = "$empty_ctime" ]
 check "the mode goes with it" [ "$(stat -c %a "$MNT/d/t1.h")" = 640 ]
 check "... on the frame too" [ "$(stat -c %a "$BACK/d/t1.h.b2frame")" = 640 ]
 check "the time set by cp -a too" [ "$(stat -c %Y "$MNT/d/t2.h")" = "$(stat -c %Y "$WORK/src/d/t2.h")" ]
@@ -61,6 +64,9 @@ check "an xattr too" [ "$(getfattr --only-values -n user.origin "$MNT/d/t3.h" 2>
 check "the directory keeps its time" [ "$(stat -c %Y "$MNT/d/sub")" = "$sub_mtime" ]
 check "... the one cp -a gave it" [ "$sub_mtime" = "$(stat -c %Y "$WORK/src/d/sub")" ]
 check "the file's summary shows" [ "$(getfattr --only-values -n user.blosc2.codec "$MNT/d/t4.h" 2>/dev/null)" = zstd ]
+cat "$WORK/src/d/t30.h" >"$MNT/d/empty"
+check "the empty file, once written, a frame when idle" wait_until 100 frame_here d/empty
+check "... which reads right" cmp "$WORK/src/d/t30.h" "$MNT/d/empty"
 
 # held open: made a frame only once nothing has it open
 $PY - "$MNT/held" "$WORK/src/d/t9.h" "$BACK/held" <<'PY' >"$WORK/held.out" &
