@@ -106,7 +106,8 @@ static const char usage_text[] =
     "                       user.blosc2.* attributes makes it the frame at once (but\n"
     "                       while it is open elsewhere or past 16 MiB: the codec\n"
     "                       parameters are answered); off: a new file is a frame from\n"
-    "                       its create (on; off where compress_idle is 0)\n"
+    "                       its create (on; off where compress_idle is 0, which\n"
+    "                       new_plain=on refuses)\n"
     "    name_cache=on|off  on: the names of recently used directories of BACKING are\n"
     "                       kept in memory, current by inotify, so a lookup of a name\n"
     "                       that does not exist searches the directory not at all, where\n"
@@ -417,6 +418,12 @@ int b2fs_options_parse(struct fuse_args *args, b2fs_config *cfg)
         cfg->compress_idle = network ? 0 : 2;
     if (cfg->new_plain < 0)
         cfg->new_plain = cfg->compress_idle > 0;
+    if (cfg->new_plain && cfg->compress_idle == 0) {
+        fprintf(stderr, "b2fs: new_plain=on needs compress_idle above 0%s\n",
+                network ? " (0 is its default where BACKING is on a network or FUSE file system)"
+                        : "");
+        return -1;
+    }
     if (cfg->prefetch < 0)
         cfg->prefetch = !network;
     b2_cctx *probe = b2_cctx_new(&cfg->params.cp);

@@ -1,17 +1,18 @@
 #!/bin/bash
-# new_plain=on: a file created through the mount is written as the plain file NAME and
-# made the frame NAME.b2frame once it has been idle compress_idle seconds (or at
-# unmount). Checks: the tree reads right before and after; the frames are valid and sealed,
-# and a small file its frame does not make smaller stays plain with its checksum; mode,
-# owner, times and xattrs go with the file, and the directory keeps its times (cp -a); a
-# file held open waits until it is closed; a file renamed first (as rsync does) becomes a
-# frame under its new name, also below a renamed directory; link(2) makes a frame of the
-# file first; a .npy file and a name ending in .b2frame are frames at once; unmount
-# makes frames of what waits; a daemon killed first leaves plain files that become frames
-# once opened after the next mount (new_plain on or off); a sparse file's holes are not
-# read; the frame's attributes listed,
-# and read (which makes the frame at once); on by default, but with compress_idle=0;
-# new_plain=off makes frames at the create. Built with --enable-tsan the daemon logs no report.
+# new_plain (on by default): a file created through the mount is written as the plain file
+# NAME and made the frame NAME.b2frame once it has been idle compress_idle seconds (or at
+# unmount). Checks: the tree reads right before and after; the frames are valid and
+# sealed, and a small file its frame does not make smaller stays plain with its checksum,
+# an empty one untouched (its ctime) until written; mode, owner, times and xattrs go with
+# the file, and the directory keeps its times (cp -a); a file held open waits until it is
+# closed; a sparse file's holes are not read; a file renamed first (as rsync does) becomes
+# a frame under its new name, also below a renamed directory; link(2) makes a frame of the
+# file first; a .npy file and a name ending in .b2frame are frames at once; unmount makes
+# frames of what waits; the frame's attributes are listed, and a read of one makes the
+# frame at once; a daemon killed first leaves plain files that become frames once opened
+# after the next mount (new_plain on or off); on by default, off with compress_idle=0,
+# where new_plain=on is refused; new_plain=off makes frames at the create. Built with
+# --enable-tsan the daemon logs no report.
 . "$top_srcdir/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/mount_lib.sh"
 need_fuse
@@ -178,6 +179,9 @@ check "by default: a new file is written plain" plain_here dflt
 remount_b2fs -o compress_idle=0 || { fail "mount"; finish; exit 1; }
 cp "$WORK/src/d/t19.h" "$MNT/idle0"
 check "... but with compress_idle=0 (the default on a network file system) a frame at once" frame_here idle0
+
+check "new_plain=on with compress_idle=0 is refused, saying why" \
+    grep -q "new_plain=on needs compress_idle" <("$B2FS" -o new_plain=on,compress_idle=0 "$BACK" "$WORK/nomnt" 2>&1)
 
 # new_plain=off: a frame at the create
 remount_b2fs -o new_plain=off || { fail "mount"; finish; exit 1; }
