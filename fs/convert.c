@@ -30,6 +30,9 @@
 /* The swap waits this many milliseconds at most, a millisecond at a time, for the calls
  * through the mount that hold a path to be done. */
 #define SWAP_TRIES 2000
+/* A file made a frame now (convert_now) is waited for this many times 5 ms while it is
+ * open elsewhere. */
+#define NOW_LEASE_TRIES 20
 
 typedef struct pending {
     struct pending *prev, *next;   /* the queue, in the order they are due */
@@ -229,11 +232,13 @@ void convert_renamed(const char *from, const char *to, const struct stat *st)
  * of at most one chunk its frame does not make smaller). buf holds its len bytes. */
 static void keep_plain(int fd, const char *bpath, const void *buf, size_t len)
 {
+    /* (the mark goes first: beside it the checksum does not fit in an ext4 inode of 256
+     * bytes, which then takes a block of its own for its attributes) */
+    backing_mark_stored(fd, 0);
     int r = plain_seal(fd, buf, len);
     if (r < 0)
         b2fs_log(LOG_WARNING, "%s: kept as a plain file without its checksum: %s", bpath,
                  strerror(-r));
-    backing_mark_stored(fd, 0);
 }
 
 /* What a conversion works on: the plain file and the new frame. */
@@ -264,11 +269,42 @@ static int unchanged(const job *j)
 /* Compresses the plain file into j->f, chunk by chunk. 0, 1 when the file is to stay
  * plain (kept: its checksum set), 2 when something opened it meanwhile, or a negative
  * code. */
+/* Reads len bytes at off of fd into buf: 0, -errno, or 2 when the file is shorter than it
+ * was (changed). */
+static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+        if (n <= 0)
+            return n < 0 ? -errno : 2;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Whether j's file, of one chunk, does not compress (a trial on a sample, as a frame's
+ * chunk gets): then kept plain with its checksum at once, no frame made to see. */
+static int plain_at_once(job *j, const b2f_params *p)
+{
+    size_t size = (size_t)j->st.st_size;
+    if (!b2fs_cfg.plain_small || p->cp.clevel == 0 || size > (size_t)p->chunksize)
+        return 0;
+    uint8_t *buf = malloc(size);
+    b2_cctx *cctx = buf ? b2_cctx_new(&p->cp) : NULL;
+    int plain = cctx && read_at(j->fd, buf, size, 0) == 0 &&
+                b2f_compresses(cctx, buf, size, 0) == B2_SAVES_NOTHING && unchanged(j);
+    if (plain)
+        keep_plain(j->fd, j->bpath, buf, size);
+    b2_cctx_free(cctx);
+    free(buf);
+    return plain;
+}
+
 static int fill(job *j, const b2f_params *p)
 {
     size_t chunk = (size_t)p->chunksize;
     uint64_t size = (uint64_t)j->st.st_size;
-    uint8_t *buf = malloc(chunk);
+    uint8_t *buf = calloc(1, chunk);   /* (zeros: a file of one chunk all hole is not read) */
     if (!buf)
         return -ENOMEM;
     int one = size <= chunk;
@@ -276,9 +312,8 @@ static int fill(job *j, const b2f_params *p)
     int r = cctx ? 0 : B2E_NOMEM;
     size_t staged = 0;
     char err[256] = "";
-    int picked = 0;
     for (uint64_t off = 0; r == 0 && off < size; off += chunk) {
-        size_t want = size - off < chunk ? (size_t)(size - off) : chunk, got = 0;
+        size_t want = size - off < chunk ? (size_t)(size - off) : chunk;
         /* whole chunks of a hole (truncate -s, a sparse copy) are not read: zero chunks */
         off_t data = lseek(j->fd, (off_t)off, SEEK_DATA);
         uint64_t next = data >= 0 ? (uint64_t)data : errno == ENXIO ? size : off;
@@ -289,18 +324,10 @@ static int fill(job *j, const b2f_params *p)
             off = to - chunk;   /* (the next chunk: the one next is in) */
             continue;
         }
-        while (got < want) {
-            ssize_t n = pread(j->fd, buf + got, want - got, (off_t)(off + got));
-            if (n <= 0) {
-                r = n < 0 ? -errno : 2;   /* (shorter than it was: changed) */
-                break;
-            }
-            got += (size_t)n;
-        }
-        if (r)
+        if ((r = read_at(j->fd, buf, want, off)))
             break;
         int64_t c = (int64_t)(off / chunk);
-        if (!picked++ && (r = b2f_pick_typesize(j->f, cctx, buf, want)) > 0) {
+        if (c == 0 && (r = b2f_pick_typesize(j->f, cctx, buf, want)) > 0) {
             b2_cctx_free(cctx);   /* (made for the typesize before) */
             cctx = write_idle_cctx(j->f, one, 1);
             r = cctx ? 0 : B2E_NOMEM;
@@ -413,6 +440,12 @@ static int convert(job *j, enum when when, int synced)
     if (j->fd < 0)
         return 0;   /* (gone meanwhile) */
     int r = backing_lease(j->fd, 1);
+    /* (asked for now right after a close: its release, which lets this mount's own
+     * descriptor go, may come a moment after) */
+    for (int i = 0; r == -EAGAIN && when == WHEN_NOW && i < NOW_LEASE_TRIES; i++) {
+        nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+        r = backing_lease(j->fd, 1);
+    }
     if (r == -EAGAIN)
         return when == WHEN_LAST ? 0 : 1;   /* open elsewhere */
     j->leased = r == 0;   /* (no leases there: the checks before the swap stand alone) */
@@ -430,6 +463,8 @@ static int convert(job *j, enum when when, int synced)
         backing_mark_stored(j->fd, 0);
         return 0;
     }
+    if (plain_at_once(j, &p))
+        return 0;
     j->nfd = backing_create_new(j->dirfd, j->st.st_mode & 07777, j->tmp, sizeof j->tmp);
     if (j->nfd < 0)
         return j->nfd;
@@ -486,9 +521,11 @@ static int convert_entry(const pending *e, enum when when, struct timespec *agai
         return 0;
     int mine = loc.kind == B2FS_PLAIN && loc.st.st_dev == e->dev && loc.st.st_ino == e->ino &&
                S_ISREG(loc.st.st_mode);
+    long idle_left = 1000L * b2fs_cfg.compress_idle - ms_since(&loc.st.st_mtim);
+    /* (too big to be made a frame now: when it would have been, by the thread) */
     long wait = !mine ? 0
-              : when == WHEN_IDLE ? 1000L * b2fs_cfg.compress_idle - ms_since(&loc.st.st_mtim)
-              : when == WHEN_NOW && loc.st.st_size > CONVERT_NOW_MAX ? 1000L * b2fs_cfg.compress_idle
+              : when == WHEN_IDLE ? idle_left
+              : when == WHEN_NOW && loc.st.st_size > CONVERT_NOW_MAX ? (idle_left > 1 ? idle_left : 1)
               : 0;
     if (mine && wait <= 0) {
         j.dirfd = fcntl(loc.dirfd, F_DUPFD_CLOEXEC, 0);

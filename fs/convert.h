@@ -69,7 +69,9 @@ int convert_fits(int fd, uint64_t end);
 int convert_waiting(dev_t dev, ino_t ino);
 /* The plain file (dev, ino) waiting here, made a frame now (before link(2), or a read of
  * its user.blosc2.* attributes) when it holds at most CONVERT_NOW_MAX bytes and nothing
- * else has it open; else it waits as before. Caller holds no resolved path (fs/paths). */
+ * else has it open (waited for 100 ms); else it waits for the thread, due when it would
+ * have been, or (open elsewhere) compress_idle seconds later. Caller holds no resolved
+ * path (fs/paths). */
 #define CONVERT_NOW_MAX ((off_t)16 << 20)
 void convert_now(dev_t dev, ino_t ino);
 

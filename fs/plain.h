@@ -14,8 +14,10 @@
  * the mount drops it, as the file is then the user's plain file.
  *
  * Reads and writes of any plain file through the mount are atomic to each other, as a
- * frame's are: each takes the lock of the file's (dev, ino) around its one call
+ * frame's are: each request takes the lock of the file's (dev, ino) around its one call
  * (plain_io_lock), for reading or for writing; a writer waiting goes before new readers.
+ * (A request, not a system call: the kernel splits one past max_write or max_read.
+ * Truncation and hole punching do not take it.)
  *
  * Owns: the rule for which files; when the checksum attribute is set, checked and
  * dropped (its text is frame/'s); the locks of reads and writes (PLAIN_IO_LOCKS of them,

@@ -431,9 +431,9 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     return commit_node(n, 0);
 }
 
-/* The names of n's user.blosc2.* attributes; n NULL: a directory's (the parameters),
- * or with file set a new plain file's (what its frame will have: fs/convert). */
-static int frame_list(b2fs_node *n, int file, char *out, size_t cap, size_t *used)
+/* The names of n's user.blosc2.* attributes; n NULL: the codec parameters alone (of a
+ * directory, or of a new file still plain: fs/convert). */
+static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
 {
     char name[400];
 #define ADD(...)                                                                  \
@@ -449,11 +449,11 @@ static int frame_list(b2fs_node *n, int file, char *out, size_t cap, size_t *use
     } while (0)
     for (int i = 0; i < NPARAM; i++)
         ADD(PREFIX "%s", param_names[i]);
-    if (!n && !file)
+    if (!n)
         return 0;
     for (int i = 0; i < NRO; i++)
         ADD(PREFIX "%s", ro_names[i]);
-    if (!n || !n->frame)
+    if (!n->frame)
         return 0;
     b2f_ndinfo nd;
     if (b2f_nd_of(n->frame, &nd, NULL, 0) == 0)
@@ -511,11 +511,14 @@ static void target_close(target *t)
     loc_done(&t->loc);
 }
 
-/* Whether t is a new file still plain, to be made a frame (fs/convert): the codec
- * parameters set on it are kept hidden for that, as a directory's defaults are. */
+/* Whether t is a new file still plain, to be made a frame (fs/convert; not one with other
+ * links, which stays plain): the codec parameters set on it are kept hidden for that, as
+ * a directory's defaults are, and only they are listed (each listed name reads: a read
+ * makes the frame where it can, fs/ll, and else answers the parameter). */
 static int pending_plain(const target *t)
 {
-    return !t->node && !t->isdir && t->fd >= 0 && backing_stored_marked(t->fd);
+    return !t->node && !t->isdir && t->fd >= 0 && t->loc.st.st_nlink == 1 &&
+           backing_stored_marked(t->fd);
 }
 
 /* The backing fd for pass-through attributes; a frame's under its node's read lock (held
@@ -684,10 +687,10 @@ static int listxattr_of(const char *path, char *list, size_t size)
     size_t used = 0;
     if (t.node) {
         pthread_rwlock_rdlock(&t.node->lock);
-        r = frame_list(t.node, 1, list, size, &used);
+        r = frame_list(t.node, list, size, &used);
         pthread_rwlock_unlock(&t.node->lock);
     } else if (t.isdir || pending_plain(&t)) {
-        r = frame_list(NULL, !t.isdir, list, size, &used);
+        r = frame_list(NULL, list, size, &used);
     }
     char buf[65536];
     struct xattr_io io = {NULL, buf, sizeof buf, 0};

@@ -5,8 +5,9 @@
  * vlmeta.NAME). On a directory the five codec
  * parameters are the defaults for new files below it, kept in user.b2fs.* attributes of
  * the backing directory (hidden in the mount); so are they on a new file still plain, to
- * be made a frame (fs/convert), which shows them (or the defaults it will get) until
- * then. Other user.* attributes are passed to the
+ * be made a frame (fs/convert), which lists them and answers them (or the defaults it
+ * will get) until then, where fs/ll's read of one has not made the frame first. Other
+ * user.* attributes are passed to the
  * backing file; other namespaces are not supported (ENOTSUP).
  *
  * Owns: the directory defaults found for the last new file's directory (guarded by their

@@ -70,6 +70,8 @@ for rec in 65536 24576; do
     rm -f "$MNT/torn$rec"
 done
 }
+# (new_plain named: off by default where BACKING is on a network file system)
+rel_unmount && rel_mount -o chunksize=64K,new_plain=on,compress_idle=2 || { fail "remount with new_plain=on"; finish; exit 1; }
 torn_rounds "plain files"
 rel_unmount && rel_mount -o chunksize=64K,new_plain=off || { fail "remount with new_plain=off"; finish; exit 1; }
 torn_rounds "frames" .b2frame
