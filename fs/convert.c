@@ -511,7 +511,7 @@ static void job_done(job *j)
 }
 
 /* The plain file of e, made a frame unless (WHEN_IDLE) it was changed within
- * compress_idle seconds or (WHEN_NOW) holds more than CONVERT_NOW_MAX bytes. 0 when done
+ * compress_idle seconds or (WHEN_NOW) holds more than B2FS_CONVERT_NOW_MAX bytes. 0 when done
  * with e, 1 with *again when it is to be looked at then. */
 static int convert_entry(const pending *e, enum when when, struct timespec *again)
 {
@@ -525,7 +525,7 @@ static int convert_entry(const pending *e, enum when when, struct timespec *agai
     /* (too big to be made a frame now: when it would have been, by the thread) */
     long wait = !mine ? 0
               : when == WHEN_IDLE ? idle_left
-              : when == WHEN_NOW && loc.st.st_size > CONVERT_NOW_MAX ? (idle_left > 1 ? idle_left : 1)
+              : when == WHEN_NOW && loc.st.st_size > B2FS_CONVERT_NOW_MAX ? (idle_left > 1 ? idle_left : 1)
               : 0;
     if (mine && wait <= 0) {
         j.dirfd = fcntl(loc.dirfd, F_DUPFD_CLOEXEC, 0);

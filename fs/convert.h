@@ -22,7 +22,7 @@
  * before the link and the directory after the unlink: a crash leaves one or the other.
  *
  * A file with hard links stays plain, but link(2) through the mount makes a file of at
- * most CONVERT_NOW_MAX bytes a frame first, and so does a read of its user.blosc2.*
+ * most B2FS_CONVERT_NOW_MAX bytes a frame first, and so does a read of its user.blosc2.*
  * attributes (convert_now), which describe its frame. Until then a size its frame could
  * not index is refused (convert_fits), as a frame refuses it. A file renamed through
  * the mount is followed (convert_renamed); one renamed or replaced in BACKING behind the
@@ -68,11 +68,10 @@ int convert_fits(int fd, uint64_t end);
 /* Whether the plain file (dev, ino) waits here to be made a frame. */
 int convert_waiting(dev_t dev, ino_t ino);
 /* The plain file (dev, ino) waiting here, made a frame now (before link(2), or a read of
- * its user.blosc2.* attributes) when it holds at most CONVERT_NOW_MAX bytes and nothing
+ * its user.blosc2.* attributes) when it holds at most B2FS_CONVERT_NOW_MAX bytes and nothing
  * else has it open (waited for 100 ms); else it waits for the thread, due when it would
  * have been, or (open elsewhere) compress_idle seconds later. Caller holds no resolved
  * path (fs/paths). */
-#define CONVERT_NOW_MAX ((off_t)16 << 20)
 void convert_now(dev_t dev, ino_t ino);
 
 #endif

@@ -38,6 +38,9 @@ extern b2fs_config b2fs_cfg;
 
 /* The smallest chunksize taken. */
 #define B2FS_CHUNKSIZE_MIN 4096
+/* A new file written plain (fs/convert) of at most this many bytes is made a frame at once
+ * when asked for (link(2), a read of its user.blosc2.* attributes). */
+#define B2FS_CONVERT_NOW_MAX ((off_t)16 << 20)
 
 /* The default of idle_clevel: zstd level 7 at the default codec. Text then stores within
  * 10 % of zstd -1 of each file, a frame's 210 to 240 bytes a file included. Level 9

@@ -431,9 +431,10 @@ static int frame_set(b2fs_node *n, const char *key, const char *value, size_t si
     return commit_node(n, 0);
 }
 
-/* The names of n's user.blosc2.* attributes; n NULL: the codec parameters alone (of a
- * directory, or of a new file still plain: fs/convert). */
-static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
+/* The names of n's user.blosc2.* attributes; n NULL: the codec parameters (of a
+ * directory, or of a new file still plain: fs/convert), with file set also those every
+ * frame has (of a new file that a read of one makes a frame at once). */
+static int frame_list(b2fs_node *n, int file, char *out, size_t cap, size_t *used)
 {
     char name[400];
 #define ADD(...)                                                                  \
@@ -449,11 +450,11 @@ static int frame_list(b2fs_node *n, char *out, size_t cap, size_t *used)
     } while (0)
     for (int i = 0; i < NPARAM; i++)
         ADD(PREFIX "%s", param_names[i]);
-    if (!n)
+    if (!n && !file)
         return 0;
     for (int i = 0; i < NRO; i++)
         ADD(PREFIX "%s", ro_names[i]);
-    if (!n->frame)
+    if (!n || !n->frame)
         return 0;
     b2f_ndinfo nd;
     if (b2f_nd_of(n->frame, &nd, NULL, 0) == 0)
@@ -513,8 +514,9 @@ static void target_close(target *t)
 
 /* Whether t is a new file still plain, to be made a frame (fs/convert; not one with other
  * links, which stays plain): the codec parameters set on it are kept hidden for that, as
- * a directory's defaults are, and only they are listed (each listed name reads: a read
- * makes the frame where it can, fs/ll, and else answers the parameter). */
+ * a directory's defaults are. A read of one of its user.blosc2.* attributes makes the
+ * frame first where it can (fs/ll), so one of data up to B2FS_CONVERT_NOW_MAX lists what
+ * its frame will have, another only its parameters, which it answers. */
 static int pending_plain(const target *t)
 {
     return !t->node && !t->isdir && t->fd >= 0 && t->loc.st.st_nlink == 1 &&
@@ -687,10 +689,13 @@ static int listxattr_of(const char *path, char *list, size_t size)
     size_t used = 0;
     if (t.node) {
         pthread_rwlock_rdlock(&t.node->lock);
-        r = frame_list(t.node, list, size, &used);
+        r = frame_list(t.node, 1, list, size, &used);
         pthread_rwlock_unlock(&t.node->lock);
     } else if (t.isdir || pending_plain(&t)) {
-        r = frame_list(NULL, list, size, &used);
+        /* (one a read makes a frame at once: what its frame will have; else the
+         * parameters, which it answers) */
+        off_t sz = t.loc.st.st_size;
+        r = frame_list(NULL, !t.isdir && sz > 0 && sz <= B2FS_CONVERT_NOW_MAX, list, size, &used);
     }
     char buf[65536];
     struct xattr_io io = {NULL, buf, sizeof buf, 0};

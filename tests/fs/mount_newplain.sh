@@ -164,14 +164,18 @@ check "compress_idle=60: plain meanwhile" plain_here late
 # what a frame has is listed, and a read of it makes the frame at once
 cp "$WORK/src/d/t17.h" "$MNT/asked"
 listed() { $PY -c 'import os, sys; print(" ".join(os.listxattr(sys.argv[1])))' "$1"; }
-check "a new plain file lists its codec parameters (user.blosc2.codec)" \
-    grep -qw user.blosc2.codec <(listed "$MNT/asked")
+check "a new plain file lists its frame's attributes (user.blosc2.cratio)" \
+    grep -qw user.blosc2.cratio <(listed "$MNT/asked")
 check "... and is still plain after the listing" plain_here asked
 # (the close's release may reach the daemon a moment after cp ends: read until answered)
 ratio_read() { ratio=$(param cratio asked); [ -n "$ratio" ]; }
 check "a read of user.blosc2.cratio answers" wait_until 20 ratio_read
 check "... made from its frame, made at once" frame_here asked
 check "... which reads right" cmp "$WORK/src/d/t17.h" "$MNT/asked"
+cp "$WORK/src/d/t20.h" "$MNT/dumped"
+sleep 0.2   # (the close's release)
+check "getfattr -d of a new plain file shows its frame's ratio at the first call" \
+    grep -q '^user.blosc2.cratio=' <(getfattr -d -m user.blosc2 "$MNT/dumped" 2>&1)
 unmount_b2fs
 check "unmount makes it a frame" frame_here late
 mount_b2fs -o new_plain=on,compress_idle=60 || { fail "mount"; finish; exit 1; }
