@@ -266,9 +266,6 @@ static int unchanged(const job *j)
            same_time(&now.st_ctim, &j->st.st_ctim);
 }
 
-/* Compresses the plain file into j->f, chunk by chunk. 0, 1 when the file is to stay
- * plain (kept: its checksum set), 2 when something opened it meanwhile, or a negative
- * code. */
 /* Reads len bytes at off of fd into buf: 0, -errno, or 2 when the file is shorter than it
  * was (changed). */
 static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off)
@@ -300,6 +297,9 @@ static int plain_at_once(job *j, const b2f_params *p)
     return plain;
 }
 
+/* Compresses the plain file into j->f, chunk by chunk. 0, 1 when the file is to stay
+ * plain (kept: its checksum set), 2 when something opened it meanwhile, or a negative
+ * code. */
 static int fill(job *j, const b2f_params *p)
 {
     size_t chunk = (size_t)p->chunksize;
